@@ -1,0 +1,87 @@
+"""Shared fixtures: a tiny random BERT-family model saved to a real folder, and a tiny corpus."""
+
+from __future__ import annotations
+
+import gzip
+import lzma
+from pathlib import Path
+
+import pytest
+import torch
+from transformers import (
+    BertConfig,
+    BertForMaskedLM,
+    BertTokenizerFast,
+    DistilBertConfig,
+    DistilBertForMaskedLM,
+    ElectraConfig,
+    ElectraForMaskedLM,
+    RobertaConfig,
+    RobertaForMaskedLM,
+)
+
+WORDS = ("the a of in is to and was capital city country river paris london france england tokyo japan "
+         "berlin germany obama visited with executives toyota aspirin treats headaches disease drug "
+         "patient gene protein cell study results showed that were by for on at from").split()
+SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+
+
+def make_tokenizer(folder: Path) -> BertTokenizerFast:
+    vocab = SPECIALS + [".", ","] + WORDS + ["##s", "##ed", "##ing", "##er", "##ly"]
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "vocab.txt").write_text("\n".join(vocab) + "\n")
+    tok = BertTokenizerFast(vocab=str(folder / "vocab.txt"), do_lower_case=True)
+    assert len(tok) == len(vocab)
+    return tok
+
+
+def tiny_model(arch: str, vocab_size: int):
+    torch.manual_seed(0)
+    if arch == "bert":
+        return BertForMaskedLM(BertConfig(vocab_size=vocab_size, hidden_size=32, num_hidden_layers=2,
+                                          num_attention_heads=2, intermediate_size=64, max_position_embeddings=64))
+    if arch == "distilbert":
+        return DistilBertForMaskedLM(DistilBertConfig(vocab_size=vocab_size, dim=32, n_layers=2, n_heads=2,
+                                                      hidden_dim=64, max_position_embeddings=64))
+    if arch == "roberta":
+        return RobertaForMaskedLM(RobertaConfig(vocab_size=vocab_size, hidden_size=32, num_hidden_layers=2,
+                                                num_attention_heads=2, intermediate_size=64,
+                                                max_position_embeddings=66, pad_token_id=0))
+    if arch == "electra":
+        return ElectraForMaskedLM(ElectraConfig(vocab_size=vocab_size, embedding_size=16, hidden_size=32,
+                                                num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
+                                                max_position_embeddings=64))
+    raise ValueError(arch)
+
+
+@pytest.fixture(scope="session", params=["bert", "distilbert", "roberta", "electra"])
+def tiny_model_dir(request, tmp_path_factory) -> Path:
+    """A random masked LM of each supported family, saved as a Hugging Face folder."""
+    folder = tmp_path_factory.mktemp(f"tiny-{request.param}")
+    tok = make_tokenizer(folder)
+    model = tiny_model(request.param, len(tok))
+    model.save_pretrained(folder)
+    tok.save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def tiny_corpus(tmp_path_factory) -> list[Path]:
+    """Three small corpus files (plain, gzip, xz) with document breaks."""
+    folder = tmp_path_factory.mktemp("corpus")
+    lines = []
+    cities = [("paris", "france"), ("london", "england"), ("tokyo", "japan"), ("berlin", "germany")]
+    for i in range(120):
+        city, country = cities[i % 4]
+        lines.append(f"{city} is the capital of {country} . the city of {city} is in {country} .")
+        lines.append(f"the patient was treated with aspirin and the study results showed that the drug treats headaches .")
+        if i % 10 == 9:
+            lines.append("")
+    text = "\n".join(lines) + "\n"
+    plain, gz, xz = folder / "a.txt", folder / "b.txt.gz", folder / "c.txt.xz"
+    plain.write_text(text)
+    with gzip.open(gz, "wt") as f:
+        f.write(text)
+    with lzma.open(xz, "wt") as f:
+        f.write(text)
+    return [plain, gz, xz]

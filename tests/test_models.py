@@ -1,0 +1,122 @@
+"""The masked-LM layer on tiny random models of every supported family (real HF folders)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from uner.models import MaskedLM, ModelNotFoundError, head_logits, resolve_model
+
+TEXTS = [
+    "paris is the [MASK] of france .",
+    "[MASK] visited tokyo with executives of [MASK] .",
+    "the patient was treated with [MASK] and the study results showed that the drug treats headaches in the city .",
+    "no mask here .",
+    "[MASK]",
+]
+
+
+def full_forward_logits(mlm: MaskedLM, text: str) -> torch.Tensor:
+    enc = mlm.tokenizer(text, return_tensors="pt")
+    with torch.no_grad():
+        logits = mlm.model(**enc).logits[0]
+    return logits[enc["input_ids"][0] == mlm.tokenizer.mask_token_id]
+
+
+def test_top_k_equals_full_forward(tiny_model_dir):
+    mlm = MaskedLM.from_pretrained(tiny_model_dir, device="cpu")
+    results = mlm.top_k(TEXTS, k=5)
+    for text, preds in zip(TEXTS, results):
+        full = full_forward_logits(mlm, text)
+        assert len(preds) == full.shape[0]
+        for pred, row in zip(preds, full):
+            values, ids = row.topk(5)
+            assert pred.ids.tolist() == ids.tolist()
+            np.testing.assert_allclose(pred.logits, values.numpy(), rtol=1e-4, atol=1e-4)
+            assert pred.tokens == mlm.tokenizer.convert_ids_to_tokens(ids.tolist())
+
+
+def test_mask_logits_match_full_forward(tiny_model_dir):
+    mlm = MaskedLM.from_pretrained(tiny_model_dir, device="cpu")
+    out = mlm.mask_logits(TEXTS)
+    for text, got in zip(TEXTS, out):
+        np.testing.assert_allclose(got, full_forward_logits(mlm, text).numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_batched_equals_one_by_one(tiny_model_dir):
+    batched = MaskedLM.from_pretrained(tiny_model_dir, device="cpu", max_batch_tokens=4096)
+    single = MaskedLM.from_pretrained(tiny_model_dir, device="cpu", max_batch_tokens=1)
+    assert len(list(batched.batches(batched.encode(TEXTS)))) == 1
+    assert len(list(single.batches(single.encode(TEXTS)))) == len(TEXTS)
+    for a, b in zip(batched.top_k(TEXTS, k=8), single.top_k(TEXTS, k=8)):
+        assert [p.ids.tolist() for p in a] == [p.ids.tolist() for p in b]
+        for pa, pb in zip(a, b):
+            np.testing.assert_allclose(pa.logits, pb.logits, rtol=1e-4, atol=1e-4)
+    for a, b in zip(batched.hidden_states(TEXTS, "all"), single.hidden_states(TEXTS, "all")):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4)
+
+
+def test_batches_respect_token_budget_and_sort_by_length(tiny_model_dir):
+    mlm = MaskedLM.from_pretrained(tiny_model_dir, device="cpu", max_batch_tokens=40)
+    ids = mlm.encode(TEXTS * 3)
+    seen = []
+    for batch in mlm.batches(ids):
+        rows, width = batch.input_ids.shape
+        assert rows == 1 or rows * width <= 40
+        lengths = [len(ids[i]) for i in batch.index]
+        assert width == max(lengths)
+        seen.extend(batch.index)
+    assert sorted(seen) == list(range(len(ids)))
+    assert [len(ids[i]) for i in seen] == sorted(len(s) for s in ids)
+
+
+def test_hidden_state_shapes(tiny_model_dir):
+    mlm = MaskedLM.from_pretrained(tiny_model_dir, device="cpu")
+    n_tokens = [len(s) for s in mlm.encode(TEXTS)]
+    layers = mlm.model.config.num_hidden_layers if hasattr(mlm.model.config, "num_hidden_layers") else mlm.model.config.n_layers
+    for arr, n in zip(mlm.hidden_states(TEXTS, "all"), n_tokens):
+        assert arr.shape[:2] == (layers + 1, n)
+    last = mlm.hidden_states(TEXTS, "last")
+    head = mlm.hidden_states(TEXTS, "head")
+    for a, h, n in zip(last, head, n_tokens):
+        assert a.shape[0] == n and h.shape[0] == n
+        # the head states are exactly what the decoder turns into logits
+        logits = mlm.model.get_output_embeddings()(torch.from_numpy(h)).detach().numpy()
+        expected = head_logits(mlm.model, torch.from_numpy(a)).detach().numpy()
+        np.testing.assert_allclose(logits, expected, rtol=1e-4, atol=1e-4)
+
+
+def test_static_facts(tiny_model_dir):
+    mlm = MaskedLM.from_pretrained(tiny_model_dir, device="cpu")
+    emb = mlm.word_embeddings()
+    assert emb.shape[0] == len(mlm.vocab) and emb.dtype == np.float32
+    bias = mlm.decoder_bias()
+    assert bias.shape == (len(mlm.vocab),)
+    np.testing.assert_allclose(bias, mlm.model.get_output_embeddings().bias.detach().numpy())
+    assert mlm.vocab[mlm.tokenizer.mask_token_id] == mlm.mask_token
+
+
+def test_too_long_text_is_an_error_not_a_truncation(tiny_model_dir):
+    mlm = MaskedLM.from_pretrained(tiny_model_dir, device="cpu")
+    with pytest.raises(ValueError, match="text 1 has .* tokens"):
+        mlm.top_k(["the [MASK] .", " ".join(["the"] * 200) + " [MASK]"])
+
+
+def test_missing_model_error_names_where_it_looked(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    missing = tmp_path / "no-such-model"
+    with pytest.raises(ModelNotFoundError) as err:
+        resolve_model(str(missing))
+    message = str(err.value)
+    assert "\n" not in message
+    assert str(missing) in message and "embedded models" in message and "HF_HUB_OFFLINE" in message
+
+
+def test_folder_without_config_is_rejected(tmp_path):
+    with pytest.raises(ModelNotFoundError, match="config.json"):
+        resolve_model(tmp_path)
+
+
+def test_loads_from_folder_by_path(tiny_model_dir):
+    assert resolve_model(tiny_model_dir) == str(tiny_model_dir)
