@@ -77,6 +77,7 @@ def pretrain(
     max_time: Annotated[Optional[float], typer.Option(help="Training-time budget in seconds.")] = None,
     whole_word: Annotated[bool, typer.Option("--whole-word", help="Mask whole words, not single word pieces.")] = False,
     nsp: Annotated[bool, typer.Option("--nsp", help="Add a next-sentence-prediction head and loss (BERT only).")] = False,
+    head_init: Annotated[str, typer.Option(help="A freshly added BERT head's dense layer: random | identity.")] = "random",
     eval_paragraphs: int = 100,
     eval_every: int = 1000,
     save_every: int = 1000,
@@ -91,13 +92,15 @@ def pretrain(
 
     if schedule not in ("linear", "cosine", "constant"):
         fail(f"--schedule: unknown schedule {schedule!r}")
+    if head_init not in ("random", "identity"):
+        fail(f"--head-init: unknown value {head_init!r}")
     if max_steps is None and max_time is None:
         fail("give --max-steps or --max-time")
     cfg = PretrainConfig(
         sources=sources, out_dir=str(out), init=init, tokenizer=tokenizer, vocab_size=vocab_size, cased=cased,
         layers=layers, hidden=hidden, heads=heads, intermediate=intermediate, max_len=max_len,
         batch_size=batch_size, lr=lr, head_lr=head_lr, warmup_steps=warmup_steps, schedule=schedule,
-        max_steps=max_steps, max_time=max_time, whole_word=whole_word, nsp=nsp, eval_paragraphs=eval_paragraphs,
+        max_steps=max_steps, max_time=max_time, whole_word=whole_word, nsp=nsp, head_init=head_init, eval_paragraphs=eval_paragraphs,
         eval_every=eval_every, save_every=save_every, seed=seed, device=device, save_dtype=save_dtype,
     )
     try:
@@ -106,6 +109,72 @@ def pretrain(
         fail(str(exc))
     typer.echo(f"held-out masked-token top-1 {metrics['top1']:.4f}  top-10 {metrics['top10']:.4f}  "
                f"({metrics['masked_tokens']} masked tokens); model in {out / 'model'}")
+
+
+@app.command()
+def cluster(
+    model: ModelOpt = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Output folder (default: labels/<model>/).")] = None,
+    limit: Annotated[Optional[int], typer.Option(help="Quick run on the first N non-special vocabulary entries.")] = None,
+    subset: Annotated[Optional[Path], typer.Option(help="Quick run on the terms listed in this file.")] = None,
+    preserve: Annotated[Optional[Path], typer.Option(help="Short terms (<3 chars) to cluster anyway, one per line.")] = None,
+    max_bin: int = 20,
+    tail_min: int = 10,
+    min_chars: int = 3,
+    neighbourhood: int = 20,
+    block_rows: int = 1024,
+) -> None:
+    """Cluster the vocabulary by cosine tails: graph, neighbourhoods, clusters.yaml, summary."""
+    from .clustering import ClusterParams, cluster_vocabulary, read_term_list
+    from .models import ModelNotFoundError
+
+    for f in (subset, preserve):
+        if f is not None and not f.is_file():
+            fail(f"{f}: no such file")
+    try:
+        params = ClusterParams(max_bin=max_bin, tail_min=tail_min, min_chars=min_chars,
+                               neighbourhood=neighbourhood, block_rows=block_rows)
+        _, _, summary, folder = cluster_vocabulary(
+            model, out, params=params, limit=limit, subset=read_term_list(subset) if subset else None,
+            preserve=read_term_list(preserve) if preserve else (),
+        )
+    except (ModelNotFoundError, ValueError) as exc:
+        fail(str(exc))
+    typer.echo(f"{summary['clusters']} clusters over {summary['vocabulary']} terms "
+               f"({summary['clustered_terms']} clustered), mean tail length {summary['mean_tail_length']}, "
+               f"{summary['edges']} edges -> {folder}")
+    typer.echo("cluster sizes: " + ", ".join(f"{k}: {v}" for k, v in summary["cluster_size_histogram"].items()))
+
+
+@app.command()
+def neighbors(
+    term: str,
+    model: ModelOpt = None,
+    graph: Annotated[Optional[Path], typer.Option(help="Folder with graph.npz (default: labels/<model>/).")] = None,
+    top: Annotated[int, typer.Option(help="Show at most this many per list.")] = 30,
+) -> None:
+    """Out-, in- and mutual neighbours of TERM in the directed neighbour graph."""
+    from .clustering import default_output_dir
+    from .graph import GRAPH_FILE, NeighbourGraph
+    from .models import DEFAULT_MODEL
+
+    folder = graph or default_output_dir(model or DEFAULT_MODEL)
+    if not (folder / GRAPH_FILE).is_file():
+        fail(f"{folder / GRAPH_FILE}: no graph; run `uner cluster` first")
+    g = NeighbourGraph.load(folder)
+    try:
+        out_n, in_n, mutual = g.out_neighbours(term), g.in_neighbours(term), g.mutual_neighbours(term)
+    except KeyError as exc:
+        fail(str(exc.args[0]))
+
+    def show(name: str, items: list[tuple[str, float]]) -> None:
+        cells = "  ".join(f"{t} {c:.2f}" for t, c in items[:top])
+        typer.echo(f"{name} ({len(items)}): {cells}")
+
+    typer.echo(f"{term}: tail length {g.tail_length(term)}, cut-off cosine {g.thresholds[g.id(term)]:.2f}")
+    show("out", out_n)
+    show("in", in_n)
+    show("mutual", mutual)
 
 
 def main() -> None:

@@ -65,6 +65,7 @@ class PretrainConfig:
     mlm_prob: float = 0.15
     whole_word: bool = False
     nsp: bool = False
+    head_init: str = "random"  # random | identity (a freshly added BERT head's dense layer starts as I)
     eval_paragraphs: int = 100  # held out from the start of every source
     eval_every: int = 1000
     save_every: int = 1000
@@ -353,7 +354,13 @@ def build_model(cfg: PretrainConfig, tokenizer: PreTrainedTokenizerBase) -> tupl
     model, info = cls.from_pretrained(path, output_loading_info=True, dtype=torch.float32)
     if cfg.nsp and model.config.model_type != "bert":
         raise ValueError("--nsp needs a BERT-type model")
-    return model, list(info.get("missing_keys", []))
+    fresh = list(info.get("missing_keys", []))
+    if cfg.head_init == "identity" and any(k.startswith("cls.predictions.transform") for k in fresh):
+        dense = model.cls.predictions.transform.dense
+        with torch.no_grad():
+            dense.weight.copy_(torch.eye(dense.weight.shape[0]))
+            dense.bias.zero_()
+    return model, fresh
 
 
 def param_groups(model: PreTrainedModel, cfg: PretrainConfig, fresh: Sequence[str]) -> list[dict]:
