@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
+import numpy as np
 import typer
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Unsupervised NER with masked language models.")
@@ -175,6 +176,285 @@ def neighbors(
     show("out", out_n)
     show("in", in_n)
     show("mutual", mutual)
+
+
+whiten_app = typer.Typer(no_args_is_help=True, help="Fit or apply a whitening transform to vector files.")
+flow_app = typer.Typer(no_args_is_help=True, help="Fit or apply an additive-coupling flow to vector files.")
+app.add_typer(whiten_app, name="whiten")
+app.add_typer(flow_app, name="flow")
+
+PoolingOpt = Annotated[str, typer.Option(help="cls-head | cls | mean | last-k-mean | first-last-mean")]
+
+
+def _texts(path: str, input_format: Optional[str]) -> list[str]:
+    from .io import InputError, read_records
+
+    try:
+        return [r.text for r in read_records(path, input_format)]
+    except (InputError, OSError) as exc:
+        fail(str(exc))
+
+
+def _load_mlm(model: Optional[str]):
+    from .models import MaskedLM, ModelNotFoundError
+
+    try:
+        return MaskedLM.from_pretrained(model)
+    except ModelNotFoundError as exc:
+        fail(str(exc))
+
+
+def _vectors(path: Path):
+    from .io import InputError, load_vectors
+
+    try:
+        return load_vectors(path)
+    except InputError as exc:
+        fail(str(exc))
+
+
+@app.command()
+def embed(
+    input: Annotated[str, typer.Argument(help=".txt (one document per line), .jsonl (text field) or - for stdin.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output .npy (n × d float32).")],
+    model: ModelOpt = None,
+    pooling: PoolingOpt = "mean",
+    k: Annotated[int, typer.Option(help="Layers for last-k-mean.")] = 4,
+    window: Annotated[Optional[int], typer.Option(help="Tokens per window for long documents (default: the model's).")] = None,
+    stride: Annotated[Optional[int], typer.Option(help="Window stride (default: half a window).")] = None,
+    whiten: Annotated[Optional[Path], typer.Option(help="Apply this whitening transform (.npz) to the vectors.")] = None,
+    input_format: Annotated[Optional[str], typer.Option(help="txt | jsonl (default: from the extension).")] = None,
+) -> None:
+    """Sentence/document vectors, one row per input line."""
+    from .embeddings import Pooling
+    from .embeddings import embed as run
+    from .io import save_npy
+    from .whitening import Whitening
+
+    try:
+        pool = Pooling(pooling, k)
+    except ValueError as exc:
+        fail(f"--pooling: {exc}")
+    transform = Whitening.load(whiten) if whiten else None
+    texts = _texts(input, input_format)
+    try:
+        vecs = run(_load_mlm(model), texts, pool, window=window, stride=stride)
+    except ValueError as exc:
+        fail(str(exc))
+    if transform is not None:
+        vecs = transform.apply(vecs)
+    save_npy(out, vecs)
+    typer.echo(f"{vecs.shape[0]} vectors of dimension {vecs.shape[1]} ({pooling}) -> {out}")
+
+
+@whiten_app.command("fit")
+def whiten_fit(
+    vectors: Annotated[list[Path], typer.Argument(help=".npy vector files, streamed in chunks.")],
+    out: Annotated[Path, typer.Option("--out", "-o")],
+    k: Annotated[Optional[int], typer.Option(help="Keep only the first k whitened dimensions.")] = None,
+) -> None:
+    """Accumulate mean and covariance over the files and save W = U Λ^-1/2."""
+    from .whitening import RunningStats, Whitening
+
+    stats = None
+    for path in vectors:
+        arr = _vectors(path)
+        stats = stats or RunningStats(arr.shape[1])
+        for start in range(0, len(arr), 65536):
+            try:
+                stats.update(arr[start : start + 65536])
+            except ValueError as exc:
+                fail(f"{path}: {exc}")
+    try:
+        Whitening.fit(stats, k).save(out)
+    except ValueError as exc:
+        fail(str(exc))
+    typer.echo(f"whitening fitted on {stats.n} vectors (k={k or len(stats.mean)}) -> {out}")
+
+
+@whiten_app.command("apply")
+def whiten_apply(
+    vectors: Path,
+    transform: Annotated[Path, typer.Option("--transform", "-t", help="Whitening .npz from `uner whiten fit`.")],
+    out: Annotated[Path, typer.Option("--out", "-o")],
+) -> None:
+    """Whiten a vector file."""
+    from .io import save_npy
+    from .whitening import Whitening
+
+    save_npy(out, Whitening.load(transform).apply(_vectors(vectors)))
+    typer.echo(f"-> {out}")
+
+
+@flow_app.command("fit")
+def flow_fit(
+    vectors: Path,
+    out: Annotated[Path, typer.Option("--out", "-o")],
+    layers: int = 4,
+    hidden: int = 256,
+    epochs: int = 20,
+    lr: float = 1e-3,
+) -> None:
+    """Train the flow by maximum likelihood on a vector file; prints the log-likelihood per epoch."""
+    from .whitening import AdditiveFlow
+
+    x = np.asarray(_vectors(vectors))
+    flow = AdditiveFlow(x.shape[1], layers=layers, hidden=hidden)
+    history = flow.fit(x, epochs=epochs, lr=lr)
+    flow.save(out)
+    typer.echo("log-likelihood per epoch: " + " ".join(f"{h:.1f}" for h in history))
+
+
+@flow_app.command("apply")
+def flow_apply(
+    vectors: Path,
+    transform: Annotated[Path, typer.Option("--transform", "-t", help="Flow file from `uner flow fit`.")],
+    out: Annotated[Path, typer.Option("--out", "-o")],
+) -> None:
+    """Map a vector file through a fitted flow."""
+    from .io import save_npy
+    from .whitening import AdditiveFlow
+
+    save_npy(out, AdditiveFlow.load(transform).transform(np.asarray(_vectors(vectors))))
+    typer.echo(f"-> {out}")
+
+
+@app.command()
+def search(
+    queries: Annotated[list[str], typer.Argument(help="Query texts.")],
+    corpus: Annotated[str, typer.Option(help="The texts the vectors were made from (.txt/.jsonl).")],
+    vectors: Annotated[Path, typer.Option(help=".npy vectors of the corpus, same order.")],
+    model: ModelOpt = None,
+    pooling: PoolingOpt = "mean",
+    whiten: Annotated[Optional[Path], typer.Option(help="Whitening used for the corpus vectors.")] = None,
+    top_k: Annotated[int, typer.Option("--top-k", "-k")] = 5,
+) -> None:
+    """Cosine top-k search of a vector file for each query."""
+    from .embeddings import embed as run
+    from .embeddings import top_k_similar
+    from .whitening import Whitening
+
+    texts, corpus_vecs = _texts(corpus, None), _vectors(vectors)
+    if len(texts) != len(corpus_vecs):
+        fail(f"{corpus} has {len(texts)} texts but {vectors} has {len(corpus_vecs)} vectors")
+    q = run(_load_mlm(model), queries, pooling)
+    if whiten:
+        q = Whitening.load(whiten).apply(q)
+    idx, sims = top_k_similar(q, np.asarray(corpus_vecs), top_k)
+    for query, row, srow in zip(queries, idx, sims):
+        typer.echo(query)
+        for i, sim in zip(row, srow):
+            typer.echo(f"  {sim:.3f}  {texts[i]}")
+
+
+@app.command()
+def classify(
+    input: Annotated[str, typer.Argument(help="Texts to classify (.txt/.jsonl/-).")],
+    examples: Annotated[str, typer.Option(help="Labelled examples, JSONL with text and label.")],
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="JSONL output (default: stdout).")] = None,
+    model: ModelOpt = None,
+    pooling: PoolingOpt = "mean",
+    k: Annotated[int, typer.Option(help="Neighbours that vote.")] = 1,
+    holdout: Annotated[float, typer.Option(help="Share of examples held out to report accuracy.")] = 0.2,
+    whiten: Annotated[bool, typer.Option(help="Whiten with statistics of the examples.")] = False,
+) -> None:
+    """Nearest-neighbour classification by cosine to labelled examples, with a held-out accuracy report."""
+    import json
+
+    from .embeddings import embed as run
+    from .embeddings import nearest_neighbour_labels
+    from .io import InputError, atomic_path, read_records
+    from .whitening import RunningStats, Whitening
+
+    try:
+        recs = list(read_records(examples, "jsonl"))
+    except (InputError, OSError) as exc:
+        fail(str(exc))
+    for r in recs:
+        if not isinstance(r.fields.get("label"), str):
+            fail(f"{examples}:{r.line}: missing string field 'label'")
+    mlm = _load_mlm(model)
+    ex_vecs = run(mlm, [r.text for r in recs], pooling)
+    labels = [r.fields["label"] for r in recs]
+    transform = Whitening.fit(RunningStats(ex_vecs.shape[1]).update(ex_vecs)) if whiten else None
+    if transform:
+        ex_vecs = transform.apply(ex_vecs)
+    rng = np.random.default_rng(0)
+    test = rng.random(len(recs)) < holdout
+    if test.any() and (~test).any():
+        pred = nearest_neighbour_labels(ex_vecs[test], ex_vecs[~test], [l for l, t in zip(labels, test) if not t], k)
+        acc = np.mean([p == l for p, l in zip(pred, [l for l, t in zip(labels, test) if t])])
+        typer.echo(f"held-out accuracy {acc:.3f} on {int(test.sum())} of {len(recs)} examples", err=True)
+    texts = _texts(input, None)
+    vecs = run(mlm, texts, pooling)
+    if transform:
+        vecs = transform.apply(vecs)
+    lines = [json.dumps({"text": t, "label": p}) for t, p in zip(texts, nearest_neighbour_labels(vecs, ex_vecs, labels, k))]
+    if out is None:
+        typer.echo("\n".join(lines))
+    else:
+        with atomic_path(out) as tmp:
+            tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@app.command()
+def diagnose(
+    corpus: Annotated[list[Path], typer.Option("--corpus", help="Corpus files for word frequencies and sentences.")],
+    model: ModelOpt = None,
+    max_paragraphs: int = 20000,
+    sentences: Annotated[int, typer.Option(help="Corpus paragraphs embedded for the anisotropy figures.")] = 2000,
+    plots: Annotated[Optional[Path], typer.Option(help="Write PNG plots here (needs matplotlib).")] = None,
+) -> None:
+    """Norms and k-NN distances by frequency rank, anisotropy before/after whitening, decoder bias vs frequency."""
+    from .clustering import special_mask
+    from .corpus import read_paragraphs
+    from .diagnostics import anisotropy, bias_report, frequency_buckets, token_frequencies, whitened_anisotropy
+    from .embeddings import embed_many
+
+    for f in corpus:
+        if not f.is_file():
+            fail(f"{f}: no such file")
+    mlm = _load_mlm(model)
+    counts = token_frequencies(mlm, [str(f) for f in corpus], max_paragraphs)
+    special = special_mask(mlm.vocab, mlm.tokenizer.all_special_tokens)
+    typer.echo(f"(a) word embeddings by frequency rank ({int(counts.sum())} tokens counted)")
+    typer.echo(f"  {'ranks':>12} {'terms':>6} {'mean count':>10} {'L2 norm':>8} {'3-NN L2':>8}")
+    buckets = frequency_buckets(mlm.word_embeddings(), counts, special)
+    for b in buckets:
+        typer.echo(f"  {b['ranks']:>12} {b['terms']:>6} {b['mean_count']:>10.1f} {b['l2_norm']:>8.3f} {b['knn_l2']:>8.3f}")
+    texts = [p for f in corpus for p in read_paragraphs(f) if p][:sentences]
+    typer.echo(f"(b) anisotropy: mean cosine of random pairs of {len(texts)} paragraph vectors")
+    vecs = embed_many(mlm, texts, ["cls-head", "cls", "mean", "first-last-mean"])
+    for name, v in vecs.items():
+        typer.echo(f"  {name:>16}: raw {anisotropy(v):.3f}   whitened {whitened_anisotropy(v):.3f}")
+    rep = bias_report(mlm, counts, exclude=special)
+    typer.echo(f"(c) decoder bias vs log corpus frequency over {rep['terms_seen']} seen terms: "
+               f"Spearman {rep['spearman_bias_log_freq']:.3f}")
+    typer.echo("  top 30: " + " ".join(f"{t}({b:.2f})" for t, b in rep["top"]))
+    typer.echo("  bottom 30: " + " ".join(f"{t}({b:.2f})" for t, b in rep["bottom"]))
+    if plots is not None:
+        try:
+            import matplotlib
+
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:
+            fail("--plots needs matplotlib (pip install matplotlib)")
+        plots.mkdir(parents=True, exist_ok=True)
+        seen = (counts > 0) & ~special
+        fig, ax = plt.subplots(figsize=(5, 4))
+        ax.scatter(np.log(counts[seen]), mlm.decoder_bias()[seen], s=1, alpha=0.3)
+        ax.set_xlabel("log corpus frequency")
+        ax.set_ylabel("MLM decoder bias")
+        fig.tight_layout()
+        fig.savefig(plots / "bias_vs_frequency.png", dpi=120)
+        fig, ax = plt.subplots(figsize=(5, 4))
+        ax.bar([b["ranks"] for b in buckets], [b["l2_norm"] for b in buckets])
+        ax.set_ylabel("mean L2 norm")
+        ax.set_xlabel("frequency rank bucket")
+        fig.tight_layout()
+        fig.savefig(plots / "norm_by_rank.png", dpi=120)
+        typer.echo(f"plots -> {plots}")
 
 
 def main() -> None:

@@ -263,10 +263,14 @@ class MaskedLM:
         layer 0 being the embedding output; ``"head"`` gives the states after the MLM
         head's transform layer (tokens × d_head), whose row 0 is the [CLS] vector.
         """
+        return self.token_states(self.encode(texts), layers)
+
+    @torch.inference_mode()
+    def token_states(self, ids: Sequence[Sequence[int]], layers: str = "last") -> list[np.ndarray]:
+        """``hidden_states`` for already encoded inputs (each at most ``max_length`` ids, specials included)."""
         if layers not in ("last", "all", "head"):
             raise ValueError(f"layers must be 'last', 'all' or 'head', not {layers!r}")
-        ids = self.encode(texts)
-        out: list[np.ndarray] = [None] * len(texts)  # type: ignore[list-item]
+        out: list[np.ndarray] = [None] * len(ids)  # type: ignore[list-item]
         for batch in self.batches(ids):
             enc = self._encoder(batch, all_layers=layers == "all")
             if layers == "all":
