@@ -1,6 +1,6 @@
 """Blockwise clustering vs the per-term reference loop, same terms, one run.
 
-    python benchmarks/bench_cluster.py [--model M] [--n 3000] [--repeats 3]
+    python -m benchmarks.bench_cluster [--model M] [--n 3000] [--repeats 3]
 
 Both compute the tails of the same n vocabulary terms (spread over the vocabulary)
 against each other; the script checks they agree and prints median times and the ratio.

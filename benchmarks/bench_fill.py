@@ -2,7 +2,7 @@
 
 Same model, same sentences, same machine, one run; prints median wall times and their ratio.
 
-    python benchmarks/bench_fill.py [--model M] [--n 512] [--repeats 3]
+    python -m benchmarks.bench_fill [--model M] [--n 512] [--repeats 3]
 """
 
 from __future__ import annotations

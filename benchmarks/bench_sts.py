@@ -1,6 +1,6 @@
 """STS-B dev: Spearman x100 of cosine similarity for every pooling, raw / whitened / flow.
 
-    python benchmarks/bench_sts.py [--model M] [--corpus-sentences 5000] [--limit N]
+    python -m benchmarks.bench_sts [--model M] [--corpus-sentences 5000] [--limit N]
 
 Whitening and the flow are fitted on the STS-B train+dev sentences (the "target"
 protocol); "corpus" columns fit whitening on sentences from ../shared/data/corpus only.

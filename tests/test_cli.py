@@ -61,3 +61,48 @@ def test_fill_too_long_text_is_reported():
 def test_pretrain_needs_a_budget(args, tmp_path):
     res = uner(*args)
     assert res.returncode == 2 and "--max-steps or --max-time" in res.stderr
+
+
+def test_cluster_limit_run_is_reproducible_and_queryable(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    for out in (a, b):
+        res = uner("cluster", "--limit", "1500", "--out", str(out))
+        assert res.returncode == 0, res.stderr
+    for name in ("graph.npz", "neighbourhoods.npz", "clusters.yaml", "summary.json"):
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+    import yaml
+
+    doc = yaml.safe_load((a / "clusters.yaml").read_text())
+    first = doc["clusters"][0]
+    assert first["members"][0] == first["pivot"] and first["size"] == len(first["members"]) >= 2
+    res = uner("neighbors", first["pivot"], "--graph", str(a))
+    assert res.returncode == 0, res.stderr
+    out_line = next(line for line in res.stdout.splitlines() if line.startswith("out ("))
+    assert any(m in out_line for m in first["members"][1:])
+    res = uner("neighbors", "zzzz-not-a-term", "--graph", str(a))
+    assert res.returncode == 2 and "not in the vocabulary" in res.stderr
+
+
+def test_embed_whiten_and_search_end_to_end(tmp_path):
+    import numpy as np
+
+    corpus = tmp_path / "corpus.txt"
+    lines = ["the cat sat on the mat .", "a dog slept on the rug .", "stocks fell sharply on wall street .",
+             "shares dropped as markets slid .", "the patient was given aspirin for the headache ."] * 4
+    corpus.write_text("\n".join(lines) + "\n")
+    vecs = tmp_path / "v.npy"
+    res = uner("embed", str(corpus), "-o", str(vecs), "--pooling", "first-last-mean")
+    assert res.returncode == 0, res.stderr
+    arr = np.load(vecs)
+    assert arr.shape == (20, 384) and np.isfinite(arr).all()
+    res = uner("whiten", "fit", str(vecs), "-o", str(tmp_path / "w.npz"), "--k", "8")
+    assert res.returncode == 0, res.stderr
+    res = uner("whiten", "apply", str(vecs), "-t", str(tmp_path / "w.npz"), "-o", str(tmp_path / "vw.npy"))
+    assert res.returncode == 0 and np.load(tmp_path / "vw.npy").shape == (20, 8)
+    res = uner("search", "share prices fell on the markets .", "--corpus", str(corpus), "--vectors", str(vecs),
+               "--pooling", "first-last-mean", "-k", "2")
+    assert res.returncode == 0, res.stderr
+    hits = res.stdout.splitlines()[1:3]
+    assert all("stocks" in h or "shares" in h for h in hits), hits
+    res = uner("embed", str(tmp_path / "missing.txt"), "-o", str(tmp_path / "x.npy"))
+    assert res.returncode == 2 and not (tmp_path / "x.npy").exists()
