@@ -145,6 +145,8 @@ def cluster(
                f"({summary['clustered_terms']} clustered), mean tail length {summary['mean_tail_length']}, "
                f"{summary['edges']} edges -> {folder}")
     typer.echo("cluster sizes: " + ", ".join(f"{k}: {v}" for k, v in summary["cluster_size_histogram"].items()))
+    for line in summary.get("carried", []):
+        typer.echo(f"labels: {line}")
 
 
 @app.command()
@@ -213,6 +215,15 @@ def _vectors(path: Path):
         fail(str(exc))
 
 
+def _map_vectors(vectors: Path, out: Path, fn) -> None:
+    """Apply a fitted transform to a vector file and save the result atomically."""
+    from .io import save_npy
+
+    result = fn(np.asarray(_vectors(vectors)))
+    save_npy(out, result)
+    typer.echo(f"{result.shape[0]} vectors of dimension {result.shape[1]} -> {out}")
+
+
 @app.command()
 def embed(
     input: Annotated[str, typer.Argument(help=".txt (one document per line), .jsonl (text field) or - for stdin.")],
@@ -279,11 +290,9 @@ def whiten_apply(
     out: Annotated[Path, typer.Option("--out", "-o")],
 ) -> None:
     """Whiten a vector file."""
-    from .io import save_npy
     from .whitening import Whitening
 
-    save_npy(out, Whitening.load(transform).apply(_vectors(vectors)))
-    typer.echo(f"-> {out}")
+    _map_vectors(vectors, out, Whitening.load(transform).apply)
 
 
 @flow_app.command("fit")
@@ -312,11 +321,9 @@ def flow_apply(
     out: Annotated[Path, typer.Option("--out", "-o")],
 ) -> None:
     """Map a vector file through a fitted flow."""
-    from .io import save_npy
     from .whitening import AdditiveFlow
 
-    save_npy(out, AdditiveFlow.load(transform).transform(np.asarray(_vectors(vectors))))
-    typer.echo(f"-> {out}")
+    _map_vectors(vectors, out, AdditiveFlow.load(transform).transform)
 
 
 @app.command()
@@ -455,6 +462,171 @@ def diagnose(
         fig.tight_layout()
         fig.savefig(plots / "norm_by_rank.png", dpi=120)
         typer.echo(f"plots -> {plots}")
+
+
+labels_app = typer.Typer(no_args_is_help=True, help="Label clusters: bootstrap from seeds, validate, compile, inspect.")
+app.add_typer(labels_app, name="labels")
+LabelsDir = Annotated[Optional[Path], typer.Argument(help="Labels folder (default: labels/<default model>/).")]
+SeedsOpt = Annotated[Optional[list[Path]], typer.Option("--seeds", help="Seed lists or a seeds folder (ner_labeling/, bootstrap_entities.txt).")]
+
+
+def _labels_dir(folder: Optional[Path]) -> Path:
+    from .clustering import default_output_dir
+    from .models import DEFAULT_MODEL
+
+    folder = folder or default_output_dir(DEFAULT_MODEL)
+    if not folder.is_dir():
+        fail(f"{folder}: no such labels folder")
+    return folder
+
+
+def _load_labels(folder: Path, model: Optional[str], need_vocab: bool = True):
+    """types, clusters doc and vocabulary of a labels folder; exits 2 listing every problem."""
+    import yaml as _yaml
+
+    from .labels import LabelError, load_clusters, load_types
+    from .models import ModelNotFoundError, resolve_model
+
+    problems = []
+    try:
+        types = load_types(folder / "types.yaml")
+    except LabelError as exc:
+        problems += exc.problems
+        types = None
+    vocab = None
+    clusters_path = folder / "clusters.yaml"
+    if not clusters_path.is_file():
+        problems.append(f"{clusters_path}:1: missing; run `uner cluster` first")
+    try:
+        name = model or (_yaml.safe_load(clusters_path.read_text()) or {}).get("model")
+    except (_yaml.YAMLError, OSError, AttributeError):
+        need_vocab = False  # load_clusters below reports the file's own problem
+    if need_vocab and not problems:
+        try:
+            from transformers import AutoTokenizer
+
+            tok = AutoTokenizer.from_pretrained(resolve_model(name))
+            vocab = tok.convert_ids_to_tokens(list(range(len(tok))))
+        except ModelNotFoundError as exc:
+            problems.append(f"{clusters_path}:1: {exc}")
+    doc = None
+    if types is not None and clusters_path.is_file():
+        try:
+            doc = load_clusters(clusters_path, types, vocab)
+        except LabelError as exc:
+            problems += exc.problems
+    if problems:
+        for p in problems:
+            typer.echo(p, err=True)
+        raise typer.Exit(2)
+    return types, doc, vocab
+
+
+def _seeds(paths: Optional[list[Path]], types):
+    from .labels import LabelError, merge_seeds, read_seeds, seed_files
+
+    files = []
+    for p in paths or []:
+        if p.is_dir():
+            files += seed_files(p)
+        elif p.is_file():
+            files.append(p)
+        else:
+            fail(f"{p}: no such seed file or folder")
+    try:
+        return merge_seeds(read_seeds(f, types) for f in files)
+    except LabelError as exc:
+        for p in exc.problems:
+            typer.echo(p, err=True)
+        raise typer.Exit(2)
+
+
+@labels_app.command("validate")
+def labels_validate(folder: LabelsDir = None, model: ModelOpt = None) -> None:
+    """Check types.yaml and clusters.yaml; every problem as FILE:LINE, exit 2 if any."""
+    folder = _labels_dir(folder)
+    _, doc, _ = _load_labels(folder, model)
+    confirmed = sum(e.get("status") == "confirmed" for e in doc["clusters"])
+    typer.echo(f"{folder}: ok ({len(doc['clusters'])} clusters, {confirmed} confirmed)")
+
+
+@labels_app.command("bootstrap")
+def labels_bootstrap(folder: LabelsDir = None, seeds: SeedsOpt = None, model: ModelOpt = None) -> None:
+    """Suggest labels for every cluster from the seed lists (human fields are kept)."""
+    from .labels import bootstrap, dump_clusters
+
+    folder = _labels_dir(folder)
+    types, doc, _ = _load_labels(folder, model)
+    n = bootstrap(doc, _seeds(seeds, types), types)
+    dump_clusters(folder / "clusters.yaml", doc)
+    typer.echo(f"suggestions for {n} of {len(doc['clusters'])} clusters -> {folder / 'clusters.yaml'}")
+
+
+@labels_app.command("compile")
+def labels_compile(folder: LabelsDir = None, seeds: SeedsOpt = None, model: ModelOpt = None,
+                   neighbours: Annotated[int, typer.Option(help="Labelled neighbours per neighbourhood.")] = 20) -> None:
+    """Propagate confirmed cluster labels and seeds over the neighbourhoods into label_table.npz."""
+    from .clustering import special_mask
+    from .labels import compile_table
+
+    folder = _labels_dir(folder)
+    types, doc, vocab = _load_labels(folder, model)
+    mlm = _load_mlm(model or doc.get("model"))
+    special = special_mask(vocab, mlm.tokenizer.all_special_tokens)
+    table, seed_mat = compile_table(vocab, mlm.word_embeddings(), types, doc["clusters"], _seeds(seeds, types),
+                                    special, want=neighbours)
+    table.save(folder / "label_table.npz")
+    np.save(folder / "label_seed_counts.npy", (seed_mat > 0).sum(0))
+    typer.echo(f"{int((seed_mat.sum(1) > 0).sum())} labelled terms -> {len(np.unique(table.rows))} after propagation "
+               f"-> {folder / 'label_table.npz'}")
+
+
+@labels_app.command("stats")
+def labels_stats(folder: LabelsDir = None) -> None:
+    """Per label: terms labelled before and after propagation, total strength, magnification."""
+    from .labels import LabelTable, load_types
+
+    folder = _labels_dir(folder)
+    table = LabelTable.load(folder / "label_table.npz")
+    types = load_types(folder / "types.yaml")
+    seeded = np.load(folder / "label_seed_counts.npy")
+    dense = table.dense()
+    typer.echo(f"{'label':<38} {'type':<28} {'seeded':>7} {'labelled':>8} {'strength':>10} {'x':>6}")
+    for j, lab in enumerate(table.labels):
+        after = int((dense[:, j] > 0).sum())
+        if seeded[j] or after:
+            mag = f"{after / seeded[j]:.1f}" if seeded[j] else "-"
+            typer.echo(f"{lab:<38} {types.parent(lab):<28} {int(seeded[j]):>7} {after:>8} {dense[:, j].sum():>10.0f} {mag:>6}")
+
+
+@labels_app.command("show")
+def labels_show(term: str, folder: Annotated[Optional[Path], typer.Option("--labels")] = None,
+                model: ModelOpt = None, top: int = 8) -> None:
+    """A term's entity vector: labels with counts, and the rolled-up type distribution."""
+    from transformers import AutoTokenizer
+
+    from .labels import LabelTable, load_types
+    from .models import resolve_model
+
+    folder = _labels_dir(folder)
+    table = LabelTable.load(folder / "label_table.npz")
+    types = load_types(folder / "types.yaml")
+    tok = AutoTokenizer.from_pretrained(resolve_model(model))
+    vocab = {t: i for i, t in enumerate(tok.convert_ids_to_tokens(list(range(len(tok)))))}
+    if term not in vocab and term.lower() not in vocab:
+        fail(f"{term!r} is not in the vocabulary")
+    row = table.dense()[vocab.get(term, vocab.get(term.lower()))]
+    if not row.any():
+        typer.echo(f"{term}: no labels")
+        return
+    order = np.argsort(-row)[:top]
+    typer.echo(f"{term}: " + "  ".join(f"{table.labels[j]} {row[j]:.0f}" for j in order if row[j] > 0))
+    rolled: dict[str, float] = {}
+    for j, lab in enumerate(table.labels):
+        rolled[types.parent(lab)] = rolled.get(types.parent(lab), 0.0) + float(row[j])
+    total = sum(rolled.values())
+    best = sorted(rolled.items(), key=lambda kv: -kv[1])[:top]
+    typer.echo("  types: " + "  ".join(f"{k} {v / total:.2f}" for k, v in best if v > 0))
 
 
 def main() -> None:

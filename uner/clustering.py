@@ -21,7 +21,8 @@ import torch
 import yaml
 from tqdm.auto import tqdm
 
-from .graph import NeighbourGraph, write_npz
+from .graph import NeighbourGraph, normalise, write_npz
+from .labels import carry_labels, dump_clusters
 
 N_BINS = 201  # cosine -1.00 … 1.00 in 0.01 steps; column c holds bin (c - 100) / 100
 SPECIAL_RE = re.compile(r"^(\[.*\]|<.*>)$")
@@ -43,13 +44,6 @@ class ClusterParams:
     def __post_init__(self) -> None:
         if self.max_bin < self.tail_min or self.tail_min < 1:
             raise ValueError("need max_bin >= tail_min >= 1")
-
-
-def normalise(embeddings: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit L2 norm, in float64 (zero rows stay zero)."""
-    e = np.asarray(embeddings, dtype=np.float64)
-    norms = np.linalg.norm(e, axis=1, keepdims=True)
-    return e / np.where(norms == 0, 1.0, norms)
 
 
 def cosine_bins(cos: np.ndarray) -> np.ndarray:
@@ -254,18 +248,14 @@ def summarise(vg: VocabularyGraph, clusters: Sequence[Cluster]) -> dict:
     }
 
 
-def write_outputs(out: Path, vg: VocabularyGraph, clusters: Sequence[Cluster], params: ClusterParams,
-                  model_name: str) -> dict:
+def write_outputs(out: Path, vg: VocabularyGraph, entries: Sequence[dict], params: ClusterParams,
+                  model_name: str, summary: dict) -> None:
     """graph.npz, neighbourhoods.npz, clusters.yaml and summary.json in ``out`` (each written atomically)."""
     out.mkdir(parents=True, exist_ok=True)
     vg.graph.save(out)
     write_npz(out / "neighbourhoods.npz", {"ids": vg.neighbourhood_ids, "cos": vg.neighbourhood_cos})
-    doc = {"model": model_name, "params": asdict(params),
-           "clusters": [c.to_yaml_dict() for c in clusters]}
-    _atomic_text(out / "clusters.yaml", yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=120))
-    summary = summarise(vg, clusters)
+    dump_clusters(out / "clusters.yaml", {"model": model_name, "params": asdict(params), "clusters": list(entries)})
     _atomic_text(out / "summary.json", json.dumps({"model": model_name, **summary}, indent=1) + "\n")
-    return summary
 
 
 def _atomic_text(path: Path, text: str) -> None:
@@ -321,5 +311,11 @@ def cluster_vocabulary(model: str | None = None, out: str | Path | None = None, 
     vg = build_graph(embeddings, vocab, params, specials, progress)
     clusters = pivot_clusters(vg.graph, embeddings, params, specials, preserve)
     folder = Path(out) if out is not None else default_output_dir(mlm.name)
-    summary = write_outputs(folder, vg, clusters, params, mlm.name)
+    entries = [c.to_yaml_dict() for c in clusters]
+    summary = summarise(vg, clusters)
+    previous = folder / "clusters.yaml"
+    if previous.is_file():  # re-clustering: keep the human work by member overlap
+        old = yaml.safe_load(previous.read_text(encoding="utf-8")) or {}
+        summary["carried"] = carry_labels(old.get("clusters", []), entries)
+    write_outputs(folder, vg, entries, params, mlm.name, summary)
     return vg, clusters, summary, folder

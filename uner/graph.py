@@ -19,6 +19,13 @@ import numpy as np
 GRAPH_FILE = "graph.npz"
 
 
+def normalise(embeddings: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit L2 norm, in float64 (zero rows stay zero)."""
+    e = np.asarray(embeddings, dtype=np.float64)
+    norms = np.linalg.norm(e, axis=1, keepdims=True)
+    return e / np.where(norms == 0, 1.0, norms)
+
+
 @dataclass
 class NeighbourGraph:
     """Out-edges of every term in CSR form: term i's tail is ``indices[indptr[i]:indptr[i+1]]``

@@ -1,0 +1,207 @@
+"""Labels: validation with FILE:LINE messages, seeds, bootstrap, propagation, carrying labels over re-clustering."""
+
+from __future__ import annotations
+
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from tests.test_cli import uner
+from uner.labels import (
+    bootstrap,
+    carry_labels,
+    load_types,
+    propagate,
+    read_seeds,
+    seed_vocab_matches,
+)
+
+TYPES = Path(__file__).resolve().parents[1] / "labels" / "uner-minilm-l6" / "types.yaml"
+GOOD = """\
+model: {model}
+clusters:
+- id: 1
+  pivot: paris
+  size: 3
+  label: LOCATION
+  status: confirmed
+  note: capitals
+  members:
+  - paris
+  - london
+  - tokyo
+- id: 2
+  pivot: aspirin
+  label: [DRUG, CHEMICAL_SUBSTANCE]
+  status: suggested
+  suggested:
+    DRUG: 2
+  members:
+  - aspirin
+  - drug
+"""
+
+
+@pytest.fixture()
+def label_dir(tmp_path, tiny_bert_dir):
+    folder = tmp_path / "labels"
+    folder.mkdir()
+    shutil.copy(TYPES, folder / "types.yaml")
+    (folder / "clusters.yaml").write_text(GOOD.format(model=tiny_bert_dir))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def tiny_bert_dir(tmp_path_factory):
+    from tests.conftest import make_tokenizer, tiny_model
+
+    folder = tmp_path_factory.mktemp("tiny-bert-labels")
+    tok = make_tokenizer(folder)
+    tiny_model("bert", len(tok)).save_pretrained(folder)
+    tok.save_pretrained(folder)
+    return folder
+
+
+def test_good_folder_validates(label_dir):
+    res = uner("labels", "validate", str(label_dir))
+    assert res.returncode == 0, res.stderr
+    assert "2 clusters, 1 confirmed" in res.stdout
+
+
+BROKEN = [
+    # (description, replace this, with that, line of the problem, message)
+    ("malformed YAML", "  - tokyo\n", "  - [tokyo\n", 13, "malformed YAML"),
+    ("unknown label", "label: LOCATION", "label: LOCASHUN", 6, "unknown label 'LOCASHUN'"),
+    ("duplicate id", "- id: 2", "- id: 1", 13, "duplicate id 1"),
+    ("member not in vocabulary", "  - london\n", "  - londinium\n", 11, "'londinium' is not in the model's vocabulary"),
+    ("pivot not a member", "pivot: aspirin", "pivot: heroin", 14, "pivot 'heroin' is not a member"),
+    ("bad status", "status: suggested", "status: maybe", 16, "status must be one of"),
+    ("confirmed without label", "label: LOCATION\n  status: confirmed", "label: null\n  status: confirmed", 3, "status confirmed needs a label"),
+    ("unknown field", "note: capitals", "nots: capitals", 8, "unknown field 'nots'"),
+    ("id not an integer", "- id: 2", "- id: two", 13, "id must be an integer"),
+    ("members not a list", "  members:\n  - aspirin\n  - drug\n", "  members: aspirin\n", 19, "members must be a list"),
+    ("unknown suggested label", "    DRUG: 2", "    DRUGZ: 2", 18, "unknown suggested label 'DRUGZ'"),
+    ("suggested count not an integer", "    DRUG: 2", "    DRUG: many", 18, "suggested count must be an integer"),
+    ("unknown label in a list", "[DRUG, CHEMICAL_SUBSTANCE]", "[DRUG, CHEMICALS]", 15, "unknown label 'CHEMICALS'"),
+]
+
+
+@pytest.mark.parametrize("what, old, new, line, message", BROKEN, ids=[b[0] for b in BROKEN])
+def test_broken_clusters_yaml_is_reported_with_file_and_line(label_dir, what, old, new, line, message):
+    path = label_dir / "clusters.yaml"
+    text = path.read_text()
+    assert old in text, what
+    broken = text.replace(old, new, 1)
+    path.write_text(broken)
+    res = uner("labels", "validate", str(label_dir))
+    assert res.returncode == 2, (what, res.stdout)
+    assert f"{path}:{line}: " in res.stderr and message in res.stderr, (what, res.stderr)
+    assert len(res.stderr.strip().splitlines()) == 1, res.stderr  # one problem, one line
+
+
+def test_nothing_is_written_when_validation_fails(label_dir):
+    path = label_dir / "clusters.yaml"
+    broken = path.read_text().replace("label: LOCATION", "label: LOCASHUN")
+    path.write_text(broken)
+    res = uner("labels", "bootstrap", str(label_dir))
+    assert res.returncode == 2 and path.read_text() == broken
+
+
+@pytest.mark.parametrize("old, new, line, message", [
+    ("  LEGAL_RELATED_PERSON_TERMS: LEGAL", "  LEGAL_RELATED_PERSON_TERMS: LAWYERS", None, "points to unknown label LAWYERS"),
+    ("      VIRUS: Viruses.", "      VIRUS: Viruses.\n      SPECIES: again.", None, "label SPECIES already defined"),
+])
+def test_broken_types_yaml_is_reported(label_dir, old, new, line, message):
+    path = label_dir / "types.yaml"
+    path.write_text(path.read_text().replace(old, new, 1))
+    res = uner("labels", "validate", str(label_dir))
+    assert res.returncode == 2 and f"{path}:" in res.stderr and message in res.stderr, res.stderr
+
+
+def test_seed_formats_and_case(tmp_path):
+    types = load_types(TYPES)
+    ref = tmp_path / "DRUG"
+    ref.write_text("aspirin DRUG\nParis LOCATION\ndsc CELL dtc CELL\n")
+    boot = tmp_path / "bootstrap_entities.txt"
+    boot.write_text("BIO/COLOR orange\nLOCATION tokyo\n")
+    tsv = tmp_path / "mine.tsv"
+    tsv.write_text("aspirin\tDRUG/CHEMICAL_SUBSTANCE\nJudge\tLEGAL_RELATED_PERSON_TERMS\n")
+    seeds = {}
+    for f in (ref, boot, tsv):
+        for term, counts in read_seeds(f, types).items():
+            seeds.setdefault(term, Counter()).update(counts)
+    assert seeds["aspirin"] == Counter({"DRUG": 2, "CHEMICAL_SUBSTANCE": 1})
+    assert seeds["orange"] == Counter({"BIO": 1, "COLOR": 1})
+    assert seeds["dtc"] == Counter({"CELL": 1})
+    assert seeds["Judge"] == Counter({"LEGAL": 1})  # alias resolved
+    vocab = ["[PAD]", "paris", "Paris", "aspirin", "judge", "orange"]
+    matches = seed_vocab_matches(seeds, vocab)
+    assert 2 in matches and 1 not in matches  # exact case first
+    assert matches[4] == Counter({"LEGAL": 1})  # then lower case
+    bad = tmp_path / "bad.txt"
+    bad.write_text("aspirin DRUG\nheroin NARCOTIC\n")
+    with pytest.raises(ValueError, match=rf"{bad}:2: unknown label 'NARCOTIC'"):
+        read_seeds(bad, types)
+
+
+def test_bootstrap_keeps_human_fields():
+    types = load_types(TYPES)
+    doc = yaml.safe_load(GOOD.format(model="x"))
+    seeds = {"london": Counter({"LOCATION": 1}), "Tokyo": Counter({"LOCATION": 1, "PERSON": 1}),
+             "aspirin": Counter({"DRUG": 1})}
+    assert bootstrap(doc, seeds, types) == 2
+    first, second = doc["clusters"]
+    assert first["suggested"] == {"LOCATION": 2, "PERSON": 1}
+    assert (first["label"], first["status"], first["note"]) == ("LOCATION", "confirmed", "capitals")
+    assert second["label"] == ["DRUG", "CHEMICAL_SUBSTANCE"] and second["suggested"] == {"DRUG": 1}
+
+
+def test_propagation_is_nt_n_l():
+    label_mat = np.array([[1, 0], [0, 0], [0, 2], [0, 0]], dtype=np.float32)
+    hoods = np.array([[0, 1, -1], [1, 0, 2], [2, 3, -1], [3, 2, 1]])
+    n = np.zeros((4, 4))
+    for i, row in enumerate(hoods):
+        n[i, row[row >= 0]] = 1
+    np.testing.assert_allclose(propagate(label_mat, hoods), n.T @ n @ label_mat)
+
+
+def entries(groups: list[list[str]]) -> list[dict]:
+    return [{"id": i + 1, "pivot": g[0], "members": list(g)} for i, g in enumerate(groups)]
+
+
+def test_recluster_keeps_confirmed_labels_and_reports_conflicts():
+    from tests.test_clustering import planted
+    from uner.clustering import ClusterParams, build_graph, pivot_clusters
+
+    e, vocab, truth = planted(n_clusters=6, size=15)
+    names = {0: "LOCATION", 1: "PERSON", 2: "DRUG", 3: "DISEASE", 4: "GENE", 5: "BIO"}
+    first = pivot_clusters(build_graph(e, vocab, ClusterParams(min_chars=1), progress=False).graph, e,
+                           ClusterParams(min_chars=1))
+    old = [c.to_yaml_dict() for c in first]
+    for o in old:
+        o.update(label=names[truth[o["pivot"]]], status="confirmed", note="checked")
+    # changed parameters: tails cut much earlier, so the groups split into smaller clusters
+    params = ClusterParams(min_chars=1, max_bin=3, tail_min=2)
+    second = pivot_clusters(build_graph(e, vocab, params, progress=False).graph, e, params)
+    new = [c.to_yaml_dict() for c in second]
+    assert len(new) > len(old)
+    report = carry_labels(old, new)
+    for n in new:  # every new cluster inherits the confirmed label of the group it came from
+        assert n["status"] == "confirmed" and n["label"] == names[truth[n["pivot"]]]
+    assert not any(r.startswith(("conflict", "lost")) for r in report)
+    # two differently labelled old clusters whose members end up together: a conflict, left for review
+    old2 = entries([["a", "b", "c"], ["d", "e", "f"]])
+    old2[0].update(label="PERSON", status="confirmed")
+    old2[1].update(label="LOCATION", status="confirmed")
+    new2 = entries([["a", "b", "c", "d", "e", "f"], ["zz", "yy"]])
+    report2 = carry_labels(old2, new2)
+    assert any(r.startswith("conflict: new cluster 1") for r in report2)
+    assert new2[0]["status"] == "suggested" and "conflict" in new2[0]["note"]
+    # a labelled cluster whose members vanished is reported, not dropped silently
+    report3 = carry_labels(entries([["qq", "rr"]]) and [{"id": 9, "pivot": "qq", "members": ["qq", "rr"],
+                                                        "label": "GENE", "status": "confirmed"}], new2)
+    assert any(r.startswith("lost: old cluster 9") for r in report3)
