@@ -464,6 +464,83 @@ def diagnose(
         typer.echo(f"plots -> {plots}")
 
 
+@app.command()
+def tag(
+    input: Annotated[str, typer.Argument(help=".txt (one document per line), .jsonl (text, optional id and spans) or - (stdin).")],
+    out: Annotated[str, typer.Option("--out", "-o", help="Output file (.jsonl, .conll, .html) or - for stdout.")] = "-",
+    model: ModelOpt = None,
+    labels: Annotated[Optional[Path], typer.Option(help="Labels folder with label_table.npz (default: the model's).")] = None,
+    input_format: Annotated[Optional[str], typer.Option(help="txt | jsonl (default: from the extension; stdin: txt).")] = None,
+    output_format: Annotated[Optional[str], typer.Option(help="jsonl | conll | html (default: from the extension).")] = None,
+    batch_size: Annotated[int, typer.Option(min=1, help="Documents per model batch.")] = 64,
+    top_k: Annotated[int, typer.Option(min=1)] = 20,
+    inline: Annotated[bool, typer.Option(help="Type only the spans marked term:__entity__ in the text.")] = False,
+    explain: Annotated[bool, typer.Option(help="Add the descriptors that voted, with logits and labels.")] = False,
+    resume: Annotated[bool, typer.Option(help="Continue an interrupted run of the same command.")] = False,
+    stop_descriptors: Annotated[Optional[Path], typer.Option(help="Descriptors to ignore, whitespace-separated.")] = None,
+) -> None:
+    """Tag entities: one output record per input line, in order; bad lines get an error field."""
+    import itertools
+    import json
+
+    from .io import InputError, bio_tags, html_page, read_records, resume_point
+    from .tagger import Tagger, TaggerConfig, tag_records
+
+    fmt = output_format or next((f for f in ("jsonl", "conll", "html") if out.endswith("." + f)), "jsonl")
+    if fmt not in ("jsonl", "conll", "html"):
+        fail(f"--output-format: unknown format {fmt!r}")
+    if input != "-" and not Path(input).is_file():
+        fail(f"{input}: no such file")
+    if resume and (out == "-" or fmt != "jsonl"):
+        fail("--resume needs a .jsonl output file")
+    try:
+        tagger = Tagger.from_pretrained(model, labels, config=TaggerConfig(top_k=top_k), stop_descriptors=stop_descriptors)
+        records = read_records(input, input_format or ("txt" if input == "-" else None), keep_bad=True)
+    except (OSError, ValueError, InputError) as exc:
+        fail(str(exc))
+    partial = Path(out + ".partial") if out != "-" else None
+    done = resume_point(partial) if resume and partial else 0
+    if partial and not resume and partial.exists():
+        partial.unlink()
+    from tqdm.auto import tqdm
+
+    results = tag_records(tagger, itertools.islice(records, done, None), inline=inline, batch_size=batch_size,
+                          explain=explain)
+    errors = 0
+    bar = tqdm(results, desc="tagging", unit="doc", initial=done, disable=out == "-", dynamic_ncols=True)
+    if fmt == "jsonl":
+        handle = sys.stdout if out == "-" else open(partial, "a", encoding="utf-8")
+        for rec in bar:
+            errors += "error" in rec
+            handle.write(json.dumps(rec, ensure_ascii=False) + "\n")
+            if handle is not sys.stdout and bar.n % batch_size == 0:
+                handle.flush()
+        if handle is not sys.stdout:
+            handle.close()
+    else:
+        recs = list(bar)
+        errors = sum("error" in r for r in recs)
+        if fmt == "html":
+            text = html_page(recs)
+        else:
+            lines = []
+            for rec in recs:
+                doc = tagger.nlp.make_doc(rec["text"])
+                toks = [(t.idx, t.idx + len(t.text)) for t in doc if not t.is_space]
+                words = [t.text for t in doc if not t.is_space]
+                lines += [f"{w}\t{t}" for w, t in zip(words, bio_tags(toks, rec["entities"]))] + [""]
+            text = "\n".join(lines)
+        if out == "-":
+            typer.echo(text)
+        else:
+            partial.write_text(text, encoding="utf-8")
+    if partial is not None:
+        partial.replace(out)
+    if errors:
+        typer.echo(f"uner: {errors} input line(s) had errors (see the 'error' fields)", err=True)
+        raise typer.Exit(1)
+
+
 labels_app = typer.Typer(no_args_is_help=True, help="Label clusters: bootstrap from seeds, validate, compile, inspect.")
 app.add_typer(labels_app, name="labels")
 LabelsDir = Annotated[Optional[Path], typer.Argument(help="Labels folder (default: labels/<default model>/).")]

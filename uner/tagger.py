@@ -1,0 +1,279 @@
+"""Tagging: mask each candidate span, let the MLM's top predictions vote with their labels.
+
+DESIGN.md §3.3. For every span two inputs are made — the sentence with the span
+replaced by one mask (context-dependent, CS) and "<span> is a <mask> ." (context
+independent, CI). All masked inputs of a batch of documents go through the model
+together; each descriptor (a top-k prediction that is a whole word, not
+punctuation, not a stop descriptor) votes its label distribution weighted by its
+logit; label scores roll up into their types; CS and CI are normalised and added.
+The top type wins unless it is a not-entity label (OTHER, UNTAGGED_ENTITY).
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .clustering import default_output_dir
+from .labels import LabelTable, TypeHierarchy, load_types
+from .models import MaskedLM
+from .spans import SPAN_TAGS, Span, candidate_spans, given_spans, load_spacy
+
+PUNCT = set(string.punctuation) | {"``", "''", "--", "...", "…", "–", "—"}
+
+
+@dataclass
+class Entity:
+    """A typed span; ``start``/``end`` are character offsets into the input text."""
+
+    text: str
+    start: int
+    end: int
+    type: str
+    subtype: str | None
+    score: float
+    descriptors: list | None = None
+    distribution: dict | None = field(default=None, repr=False)
+
+    def to_dict(self, explain: bool = False) -> dict:
+        d = asdict(self)
+        d.pop("distribution")
+        if not explain:
+            d.pop("descriptors")
+        return d
+
+
+class LabelScorer:
+    """The label table as matrices, built once: descriptor → label distribution, label → type."""
+
+    def __init__(self, table: LabelTable, types: TypeHierarchy, vocab: Sequence[str],
+                 stop_descriptors: Iterable[str] = ()) -> None:
+        if table.vocab_size != len(vocab):
+            raise ValueError(f"label table is for a vocabulary of {table.vocab_size}, the model has {len(vocab)}")
+        counts = table.dense()
+        has = counts > 0
+        z = np.where(has, counts - np.where(has, counts, -np.inf).max(1, keepdims=True), -np.inf)
+        with np.errstate(invalid="ignore"):
+            e = np.where(has, np.exp(z), 0.0)
+            self.dist = np.nan_to_num(e / e.sum(1, keepdims=True)).astype(np.float32)  # softmax over held labels
+        self.labels = table.labels
+        self.type_names = list(dict.fromkeys(types.parent(lab) for lab in table.labels))
+        tcol = {t: j for j, t in enumerate(self.type_names)}
+        self.rollup = np.zeros((len(self.labels), len(self.type_names)), dtype=np.float32)
+        for j, lab in enumerate(self.labels):
+            self.rollup[j, tcol[types.parent(lab)]] = 1.0
+        self.not_entity = {tcol[t] for t in types.not_entity if t in tcol}
+        stop = set(stop_descriptors)
+        self.usable = np.array([not (t.startswith("##") or len(t) < 2 or t in PUNCT or t in stop
+                                     or all(c in PUNCT for c in t) or re.fullmatch(r"\[.*\]|<.*>", t))
+                                for t in vocab], dtype=bool)
+
+    def label_scores(self, ids: np.ndarray, logits: np.ndarray) -> np.ndarray:
+        """M × labels: logit-weighted label votes of the usable descriptors, normalised per row."""
+        weights = np.where(self.usable[ids], logits, 0.0).astype(np.float32)
+        votes = np.einsum("mk,mkl->ml", weights, self.dist[ids])
+        total = votes.sum(1, keepdims=True)
+        return np.divide(votes, total, out=np.zeros_like(votes), where=total > 0)
+
+
+@dataclass
+class TaggerConfig:
+    """Tagging options (validated at construction)."""
+
+    top_k: int = 20
+    ci_template: str = "{span} is a {mask} ."
+    use_cs: bool = True
+    use_ci: bool = True
+    span_tags: frozenset[str] = SPAN_TAGS
+    max_context_words: int = 200
+
+    def __post_init__(self) -> None:
+        if not (self.use_cs or self.use_ci):
+            raise ValueError("at least one of the context-dependent or context-independent inputs is needed")
+        if "{span}" not in self.ci_template or "{mask}" not in self.ci_template:
+            raise ValueError("ci_template needs {span} and {mask}")
+
+
+class Tagger:
+    """Unsupervised NER over a masked LM and a compiled label table."""
+
+    def __init__(self, mlm: MaskedLM, table: LabelTable, types: TypeHierarchy, nlp=None,
+                 config: TaggerConfig | None = None, stop_descriptors: Iterable[str] = ()) -> None:
+        self.mlm = mlm
+        self.types = types
+        self.config = config or TaggerConfig()
+        self.scorer = LabelScorer(table, types, mlm.vocab, stop_descriptors)
+        self.nlp = nlp if nlp is not None else load_spacy()
+
+    @classmethod
+    def from_pretrained(cls, model: str | None = None, labels: str | Path | None = None, *,
+                        spacy_model: str | None = None, config: TaggerConfig | None = None,
+                        stop_descriptors: str | Path | None = None, **mlm_kwargs) -> Tagger:
+        """The embedded model and its shipped labels by default; any model folder with its labels folder."""
+        mlm = MaskedLM.from_pretrained(model, **mlm_kwargs)
+        folder = Path(labels) if labels is not None else default_output_dir(mlm.name)
+        if not (folder / "label_table.npz").is_file():
+            raise FileNotFoundError(f"{folder / 'label_table.npz'}: no compiled labels; run `uner labels compile`")
+        stops = Path(stop_descriptors).read_text(encoding="utf-8").split() if stop_descriptors else ()
+        nlp = load_spacy(spacy_model) if spacy_model else None
+        return cls(mlm, LabelTable.load(folder / "label_table.npz"), load_types(folder / "types.yaml"), nlp,
+                   config, stops)
+
+    # ------------------------------------------------------------------ inputs
+    def _fit(self, text: str) -> str:
+        """Crop context words around the single mask until the input fits the model window."""
+        mask = self.mlm.mask_token
+        if len(self.mlm.tokenizer(text)["input_ids"]) <= self.mlm.max_length:
+            return text
+        words = text.split()
+        at = next(i for i, w in enumerate(words) if mask in w)
+        width = self.config.max_context_words
+        while width > 1:
+            cropped = " ".join(words[max(0, at - width) : at + width + 1])
+            if len(self.mlm.tokenizer(cropped)["input_ids"]) <= self.mlm.max_length:
+                return cropped
+            width //= 2
+        raise ValueError("span context cannot fit the model window")
+
+    def masked_inputs(self, text: str, spans: Sequence[Span]) -> list[str]:
+        """CS and/or CI inputs for each span, in span order."""
+        mask = self.mlm.mask_token
+        out = []
+        for sp in spans:
+            span_text = text[sp.start : sp.end]
+            if self.config.use_cs:
+                sent = text[sp.sent_start : sp.sent_end]
+                a, b = sp.start - sp.sent_start, sp.end - sp.sent_start
+                out.append(self._fit(f"{sent[:a]}{mask}{sent[b:]}"))
+            if self.config.use_ci:
+                out.append(self._fit(self.config.ci_template.format(span=span_text, mask=mask)))
+        return out
+
+    # ------------------------------------------------------------------ tagging
+    def tag(self, texts: Iterable[str], spans: Iterable[list[tuple[int, int]] | None] | None = None, *,
+            batch_size: int = 64, explain: bool = False) -> Iterator[list[Entity]]:
+        """Entities for each text, in input order, streaming in batches of ``batch_size`` documents.
+
+        ``spans`` gives, per text, character offsets of the spans to type (None: find candidates).
+        """
+        given = iter(spans) if spans is not None else None
+        batch: list[tuple[str, list[tuple[int, int]] | None]] = []
+        for text in texts:
+            batch.append((text, next(given) if given is not None else None))
+            if len(batch) >= batch_size:
+                yield from self._tag_batch(batch, explain)
+                batch = []
+        if batch:
+            yield from self._tag_batch(batch, explain)
+
+    def spans_for_doc(self, doc, given: list[tuple[int, int]] | None = None) -> list[Span]:
+        """Caller-given spans placed in their sentences, or the candidate spans of a parsed doc."""
+        return given_spans(doc, given) if given is not None else candidate_spans(doc, self.config.span_tags)
+
+    def _tag_batch(self, batch: list[tuple[str, list | None]], explain: bool) -> list[list[Entity]]:
+        docs = list(self.nlp.pipe([t for t, _ in batch]))
+        return self.tag_parsed(docs, [self.spans_for_doc(d, g) for d, (_, g) in zip(docs, batch)], explain)
+
+    def tag_parsed(self, docs: Sequence, spans: Sequence[Sequence[Span]], explain: bool = False) -> list[list[Entity]]:
+        """Type the given spans of already parsed docs (one model pass for all of them)."""
+        texts = [d.text for d in docs]
+        inputs = [s for text, sp in zip(texts, spans) for s in self.masked_inputs(text, sp)]
+        per_span = int(self.config.use_cs) + int(self.config.use_ci)
+        if not inputs:
+            return [[] for _ in docs]
+        preds = [p[0] for p in self.mlm.top_k(inputs, k=self.config.top_k)]
+        ids = np.stack([p.ids for p in preds])
+        logits = np.stack([p.logits for p in preds])
+        label_scores = self.scorer.label_scores(ids, logits).reshape(-1, per_span, len(self.scorer.labels))
+        type_scores = label_scores @ self.scorer.rollup  # spans × inputs × types, each row normalised
+        final = type_scores.sum(1) / per_span
+        labels_sum = label_scores.sum(1) / per_span
+        out: list[list[Entity]] = []
+        k = 0
+        for text, sp in zip(texts, spans):
+            ents = []
+            for s in sp:
+                ent = self._entity(text, s, final[k], labels_sum[k], ids[k * per_span : (k + 1) * per_span],
+                                   logits[k * per_span : (k + 1) * per_span], explain)
+                if ent is not None:
+                    ents.append(ent)
+                k += 1
+            out.append(ents)
+        return out
+
+    def _entity(self, text: str, span: Span, type_row: np.ndarray, label_row: np.ndarray, ids: np.ndarray,
+                logits: np.ndarray, explain: bool) -> Entity | None:
+        best = int(np.argmax(type_row))
+        if type_row[best] <= 0 or best in self.scorer.not_entity:
+            return None
+        type_name = self.scorer.type_names[best]
+        members = [j for j, lab in enumerate(self.scorer.labels) if self.scorer.rollup[j, best]]
+        top_label = max(members, key=lambda j: label_row[j])
+        subtype = self.scorer.labels[top_label]
+        dist = {self.scorer.type_names[j]: round(float(v), 4) for j, v in enumerate(type_row) if v > 0}
+        descriptors = None
+        if explain:
+            descriptors = [
+                [{"term": self.mlm.vocab[i], "logit": round(float(lg), 3),
+                  "label": self.scorer.labels[int(np.argmax(self.scorer.dist[i]))] if self.scorer.dist[i].any() else None}
+                 for i, lg in zip(row_ids, row_logits) if self.scorer.usable[i]]
+                for row_ids, row_logits in zip(ids, logits)
+            ]
+        return Entity(text[span.start : span.end], span.start, span.end, type_name,
+                      subtype if subtype != type_name else None, round(float(type_row[best]), 4), descriptors, dist)
+
+
+def tag_records(tagger: Tagger, records: Iterable, *, inline: bool = False, batch_size: int = 64,
+                explain: bool = False) -> Iterator[dict]:
+    """Output record per input record (same order): ``{"id", "text", "entities"}`` plus ``error`` for bad input.
+
+    Given spans come from a record's ``spans`` field (``[[start, end], …]`` or ``[{"start", "end"}, …]``) or,
+    with ``inline``, from ``term:__entity__`` marks in the text.
+    """
+    from .spans import parse_inline
+
+    pending: list[tuple[dict, str, list | None]] = []
+
+    def flush() -> Iterator[dict]:
+        good = [(out, text, spans) for out, text, spans in pending if "error" not in out]
+        try:
+            results = list(tagger.tag([t for _, t, _ in good], [s for _, _, s in good], batch_size=len(good) or 1,
+                                      explain=explain))
+        except ValueError:  # one bad document must not sink the batch: redo one by one
+            results = []
+            for out, text, spans in good:
+                try:
+                    results.append(next(tagger.tag([text], [spans], explain=explain)))
+                except ValueError as exc:
+                    out["error"] = f"line {out['id']}: {exc}"
+                    results.append([])
+        for (out, _, _), ents in zip(good, results):
+            out["entities"] = [e.to_dict(explain) for e in ents]
+        for out, _, _ in pending:
+            yield out
+        pending.clear()
+
+    for rec in records:
+        out = {"id": rec.id, "text": rec.text, "entities": []}
+        spans = None
+        if rec.error:
+            out["error"] = rec.error
+        elif inline:
+            out["text"], spans = parse_inline(rec.text)
+        elif "spans" in rec.fields:
+            try:
+                spans = [(int(s["start"]), int(s["end"])) if isinstance(s, dict) else (int(s[0]), int(s[1]))
+                         for s in rec.fields["spans"]]
+                if any(not 0 <= a < b <= len(rec.text) for a, b in spans):
+                    raise ValueError
+            except (TypeError, ValueError, KeyError, IndexError):
+                out["error"] = f"line {rec.line}: 'spans' must be [start, end] character offsets inside the text"
+        pending.append((out, out["text"], spans))
+        if len(pending) >= batch_size:
+            yield from flush()
+    yield from flush()
