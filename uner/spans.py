@@ -1,7 +1,7 @@
 """Candidate entity spans from a spaCy parse (DESIGN.md §3.3), or given by the caller.
 
 A candidate is a maximal run of tokens inside one sentence whose PTB tag is in
-``SPAN_TAGS``; leading/trailing possessive markers are trimmed. Offsets are
+``SPAN_TAGS``; leading/trailing possessive markers and symbols are trimmed. Offsets are
 character offsets into the original text.
 """
 
@@ -46,14 +46,19 @@ def candidate_spans(doc, tags: frozenset[str] = SPAN_TAGS) -> list[Span]:
             if tok is not None and tok.tag_ in tags and not tok.is_space:
                 run.append(tok)
                 continue
-            while run and run[0].tag_ == "POS":
+            while run and _edge_junk(run[0]):
                 run.pop(0)
-            while run and run[-1].tag_ == "POS":
+            while run and _edge_junk(run[-1]):
                 run.pop()
             if run:
                 out.append(Span(run[0].idx, run[-1].idx + len(run[-1].text), sent.start_char, sent.end_char))
             run = []
     return out
+
+
+def _edge_junk(tok) -> bool:
+    """Possessive markers and tokens without a letter or digit (symbols, emoji) never start or end a span."""
+    return tok.tag_ == "POS" or not any(c.isalnum() for c in tok.text)
 
 
 def given_spans(doc, offsets: list[tuple[int, int]]) -> list[Span]:

