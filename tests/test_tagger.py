@@ -148,3 +148,30 @@ def test_spacy_component_sets_ents(tiny):
     for _, proc in keep.pipeline:
         doc = proc(doc)
     assert ("Paris", "GPE") in [(e.text, e.label_) for e in doc.ents]  # existing entity kept
+
+
+def single_label_tagger(tiny, tmp_path, label: str) -> Tagger:
+    types = load_types(TYPES)
+    tagger = Tagger.from_pretrained(str(tiny[0]), tiny[1], device="cpu")
+    vocab = tagger.mlm.vocab
+    ids = np.array([i for i, t in enumerate(vocab) if t.isalpha()], dtype=np.int32)
+    folder = tmp_path / label
+    folder.mkdir()
+    shutil.copy(TYPES, folder / "types.yaml")
+    LabelTable(types.labels, len(vocab), ids, np.full(len(ids), types.labels.index(label), np.int16),
+               np.ones(len(ids), np.float32)).save(folder / "label_table.npz")
+    return Tagger.from_pretrained(str(tiny[0]), folder, device="cpu")
+
+
+def test_ensemble_combines_members_per_span(tiny, tmp_path):
+    from uner.tagger import Ensemble
+
+    person, place = single_label_tagger(tiny, tmp_path, "PERSON"), single_label_tagger(tiny, tmp_path, "CELL")
+    text = ["Barack Obama visited Paris ."]
+    assert {e.type for e in next(person.tag(text))} == {"PERSON"}
+    leaning_person = next(Ensemble([person, place], weights=[3, 1]).tag(text))
+    leaning_body = next(Ensemble([person, place], weights=[1, 3]).tag(text))
+    assert {e.type for e in leaning_person} == {"PERSON"} and all(e.score == 0.75 for e in leaning_person)
+    assert {e.type for e in leaning_body} == {"BODY_PART_OR_ORGAN_COMPONENT"}
+    assert {e.subtype for e in leaning_body} == {"CELL"}
+    assert [e.to_dict() for e in next(Ensemble([person]).tag(text))] == [e.to_dict() for e in next(person.tag(text))]

@@ -182,50 +182,98 @@ class Tagger:
     def tag_parsed(self, docs: Sequence, spans: Sequence[Sequence[Span]], explain: bool = False) -> list[list[Entity]]:
         """Type the given spans of already parsed docs (one model pass for all of them)."""
         texts = [d.text for d in docs]
-        inputs = [s for text, sp in zip(texts, spans) for s in self.masked_inputs(text, sp)]
-        per_span = int(self.config.use_cs) + int(self.config.use_ci)
-        if not inputs:
+        flat = [(text, sp) for text, doc_spans in zip(texts, spans) for sp in doc_spans]
+        if not flat:
             return [[] for _ in docs]
-        preds = [p[0] for p in self.mlm.top_k(inputs, k=self.config.top_k)]
-        ids = np.stack([p.ids for p in preds])
-        logits = np.stack([p.logits for p in preds])
-        label_scores = self.scorer.label_scores(ids, logits).reshape(-1, per_span, len(self.scorer.labels))
-        type_scores = label_scores @ self.scorer.rollup  # spans × inputs × types, each row normalised
-        final = type_scores.sum(1) / per_span
-        labels_sum = label_scores.sum(1) / per_span
+        scores = self.span_scores(flat)
         out: list[list[Entity]] = []
         k = 0
-        for text, sp in zip(texts, spans):
+        for text, doc_spans in zip(texts, spans):
             ents = []
-            for s in sp:
-                ent = self._entity(text, s, final[k], labels_sum[k], ids[k * per_span : (k + 1) * per_span],
-                                   logits[k * per_span : (k + 1) * per_span], explain)
+            for sp in doc_spans:
+                ent = scores.entity(k, text, sp, self if explain else None)
                 if ent is not None:
                     ents.append(ent)
                 k += 1
             out.append(ents)
         return out
 
-    def _entity(self, text: str, span: Span, type_row: np.ndarray, label_row: np.ndarray, ids: np.ndarray,
-                logits: np.ndarray, explain: bool) -> Entity | None:
+    def span_scores(self, spans: Sequence[tuple[str, Span]]) -> SpanScores:
+        """Label votes of (text, span) pairs: all CS and CI inputs through the model in one batch."""
+        inputs = [s for text, sp in spans for s in self.masked_inputs(text, [sp])]
+        per_span = int(self.config.use_cs) + int(self.config.use_ci)
+        preds = [p[0] for p in self.mlm.top_k(inputs, k=self.config.top_k)]
+        ids = np.stack([p.ids for p in preds])
+        logits = np.stack([p.logits for p in preds])
+        votes = self.scorer.label_scores(ids, logits).reshape(len(spans), per_span, -1).mean(1)
+        k = ids.shape[-1]
+        return SpanScores(self.scorer.labels, self.scorer.type_names, self.scorer.rollup, self.scorer.not_entity,
+                          votes, ids.reshape(len(spans), per_span, k), logits.reshape(len(spans), per_span, k))
+
+    def explain(self, ids: np.ndarray, logits: np.ndarray) -> list[list[dict]]:
+        """The usable descriptors of each input with their logits and strongest label."""
+        sc = self.scorer
+        return [[{"term": self.mlm.vocab[i], "logit": round(float(lg), 3),
+                  "label": sc.labels[int(np.argmax(sc.dist[i]))] if sc.dist[i].any() else None}
+                 for i, lg in zip(row_ids, row_logits) if sc.usable[i]]
+                for row_ids, row_logits in zip(ids, logits)]
+
+
+@dataclass
+class SpanScores:
+    """Scores of a list of spans: normalised label votes (spans × labels), rolled up into types."""
+
+    labels: list[str]
+    type_names: list[str]
+    rollup: np.ndarray
+    not_entity: set[int]
+    label_scores: np.ndarray
+    ids: np.ndarray
+    logits: np.ndarray
+
+    def entity(self, k: int, text: str, span: Span, explainer: Tagger | None = None) -> Entity | None:
+        """The entity for span ``k``, or None when its top type is a not-entity label or nothing voted."""
+        type_row = self.label_scores[k] @ self.rollup
         best = int(np.argmax(type_row))
-        if type_row[best] <= 0 or best in self.scorer.not_entity:
+        if type_row[best] <= 0 or best in self.not_entity:
             return None
-        type_name = self.scorer.type_names[best]
-        members = [j for j, lab in enumerate(self.scorer.labels) if self.scorer.rollup[j, best]]
-        top_label = max(members, key=lambda j: label_row[j])
-        subtype = self.scorer.labels[top_label]
-        dist = {self.scorer.type_names[j]: round(float(v), 4) for j, v in enumerate(type_row) if v > 0}
-        descriptors = None
-        if explain:
-            descriptors = [
-                [{"term": self.mlm.vocab[i], "logit": round(float(lg), 3),
-                  "label": self.scorer.labels[int(np.argmax(self.scorer.dist[i]))] if self.scorer.dist[i].any() else None}
-                 for i, lg in zip(row_ids, row_logits) if self.scorer.usable[i]]
-                for row_ids, row_logits in zip(ids, logits)
-            ]
-        return Entity(text[span.start : span.end], span.start, span.end, type_name,
-                      subtype if subtype != type_name else None, round(float(type_row[best]), 4), descriptors, dist)
+        members = np.flatnonzero(self.rollup[:, best])
+        subtype = self.labels[int(members[np.argmax(self.label_scores[k, members])])]
+        dist = {self.type_names[j]: round(float(v), 4) for j, v in enumerate(type_row) if v > 0}
+        descriptors = explainer.explain(self.ids[k], self.logits[k]) if explainer is not None else None
+        return Entity(text[span.start : span.end], span.start, span.end, self.type_names[best],
+                      subtype if subtype != self.type_names[best] else None, round(float(type_row[best]), 4),
+                      descriptors, dist)
+
+
+class Ensemble(Tagger):
+    """Several taggers (each a model with its own labels) voting per span; spans come from the first."""
+
+    def __init__(self, taggers: Sequence[Tagger], weights: Sequence[float] | None = None) -> None:
+        if not taggers:
+            raise ValueError("an ensemble needs at least one tagger")
+        first = taggers[0]
+        self.members = list(taggers)
+        self.weights = list(weights) if weights is not None else [1.0] * len(taggers)
+        self.mlm, self.types, self.config, self.scorer, self.nlp = (first.mlm, first.types, first.config,
+                                                                      first.scorer, first.nlp)
+
+    def span_scores(self, spans: Sequence[tuple[str, Span]]) -> SpanScores:
+        """Each member's label votes mapped onto the union of label names, weighted and averaged."""
+        parts = [m.span_scores(spans) for m in self.members]
+        labels = list(dict.fromkeys(lab for p in parts for lab in p.labels))
+        col = {lab: j for j, lab in enumerate(labels)}
+        total = np.zeros((len(spans), len(labels)), dtype=np.float32)
+        for w, p in zip(self.weights, parts):
+            total[:, [col[lab] for lab in p.labels]] += w * p.label_scores
+        total /= sum(self.weights)
+        parent = {lab: m.types.parent(lab) for m in self.members for lab in m.scorer.labels}
+        type_names = list(dict.fromkeys(parent[lab] for lab in labels))
+        rollup = np.zeros((len(labels), len(type_names)), dtype=np.float32)
+        for j, lab in enumerate(labels):
+            rollup[j, type_names.index(parent[lab])] = 1.0
+        not_entity = {type_names.index(t) for m in self.members for t in m.types.not_entity if t in type_names}
+        return SpanScores(labels, type_names, rollup, not_entity, total, parts[0].ids, parts[0].logits)
 
 
 def tag_records(tagger: Tagger, records: Iterable, *, inline: bool = False, batch_size: int = 64,
