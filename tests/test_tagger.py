@@ -118,6 +118,9 @@ def test_resume_after_interruption_gives_the_same_file(tiny, tmp_path):
     res = uner("tag", str(inp), "-o", str(out), "--resume", *args)
     assert res.returncode == 0, res.stderr
     assert out.read_text() == full.read_text() and not Path(str(out) + ".partial").exists()
+    workers = tmp_path / "workers.jsonl"
+    assert uner("tag", str(inp), "-o", str(workers), "--workers", "2", *args).returncode == 0
+    assert workers.read_text() == full.read_text()
 
 
 def test_conll_and_html_outputs(tiny, tmp_path):

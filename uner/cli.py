@@ -478,13 +478,14 @@ def tag(
     explain: Annotated[bool, typer.Option(help="Add the descriptors that voted, with logits and labels.")] = False,
     resume: Annotated[bool, typer.Option(help="Continue an interrupted run of the same command.")] = False,
     stop_descriptors: Annotated[Optional[Path], typer.Option(help="Descriptors to ignore, whitespace-separated.")] = None,
+    workers: Annotated[int, typer.Option(min=1, help="Worker processes, each with its own copy of the model.")] = 1,
 ) -> None:
     """Tag entities: one output record per input line, in order; bad lines get an error field."""
     import itertools
     import json
 
     from .io import InputError, bio_tags, html_page, read_records, resume_point
-    from .tagger import Tagger, TaggerConfig, tag_records
+    from .tagger import Tagger, TaggerConfig, tag_records, tag_records_parallel
 
     fmt = output_format or next((f for f in ("jsonl", "conll", "html") if out.endswith("." + f)), "jsonl")
     if fmt not in ("jsonl", "conll", "html"):
@@ -504,8 +505,13 @@ def tag(
         partial.unlink()
     from tqdm.auto import tqdm
 
-    results = tag_records(tagger, itertools.islice(records, done, None), inline=inline, batch_size=batch_size,
-                          explain=explain)
+    todo = itertools.islice(records, done, None)
+    if workers > 1:
+        kwargs = {"model": model, "labels": labels, "config": TaggerConfig(top_k=top_k),
+                  "stop_descriptors": stop_descriptors}
+        results = tag_records_parallel(todo, workers, kwargs, inline=inline, batch_size=batch_size, explain=explain)
+    else:
+        results = tag_records(tagger, todo, inline=inline, batch_size=batch_size, explain=explain)
     errors = 0
     bar = tqdm(results, desc="tagging", unit="doc", initial=done, disable=out == "-", dynamic_ncols=True)
     if fmt == "jsonl":

@@ -325,3 +325,32 @@ def tag_records(tagger: Tagger, records: Iterable, *, inline: bool = False, batc
         if len(pending) >= batch_size:
             yield from flush()
     yield from flush()
+
+
+_WORKER: dict = {}
+
+
+def _worker_init(kwargs: dict, options: dict) -> None:
+    import torch
+
+    torch.set_num_threads(1)
+    _WORKER["tagger"] = Tagger.from_pretrained(**kwargs)
+    _WORKER["options"] = options
+
+
+def _worker_run(chunk: list) -> list[dict]:
+    return list(tag_records(_WORKER["tagger"], chunk, **_WORKER["options"]))
+
+
+def tag_records_parallel(records: Iterable, workers: int, tagger_kwargs: dict, *, inline: bool = False,
+                         batch_size: int = 64, explain: bool = False) -> Iterator[dict]:
+    """``tag_records`` over ``workers`` processes (each with its own model, one thread), order kept."""
+    import itertools
+    import multiprocessing as mp
+
+    options = {"inline": inline, "batch_size": batch_size, "explain": explain}
+    it = iter(records)
+    chunks = iter(lambda: list(itertools.islice(it, batch_size)), [])
+    with mp.get_context("spawn").Pool(workers, _worker_init, (tagger_kwargs, options)) as pool:
+        for out in pool.imap(_worker_run, chunks):
+            yield from out
