@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -20,8 +21,7 @@ def predictions(stdout: str) -> list[list[str]]:
     rows = []
     for line in stdout.splitlines():
         if line.strip().startswith("mask "):
-            cells = line.split(":", 1)[1].split()
-            rows.append(cells[0::2])
+            rows.append(re.findall(r"(\S+) -?\d+\.\d+(?: \[\w+\])?", line.split(":", 1)[1]))
     return rows
 
 

@@ -26,8 +26,11 @@ def fill(
     file: Annotated[Optional[Path], typer.Option("--file", "-f", help="Read texts from this file, one per line.")] = None,
     model: ModelOpt = None,
     top_k: Annotated[int, typer.Option("--top-k", "-k", min=1)] = 10,
+    labels: Annotated[Optional[Path], typer.Option(help="Labels folder for the terms' entity types (default: the model's, if compiled).")] = None,
 ) -> None:
-    """Fill in the blanks: top-k predictions with logits at every [MASK]."""
+    """Fill in the blanks: top-k predictions with logits (and entity types, when labels exist) at every [MASK]."""
+    from .clustering import default_output_dir
+    from .labels import LabelTable, load_types
     from .models import MaskedLM, ModelNotFoundError
 
     lines = list(texts or [])
@@ -47,12 +50,22 @@ def fill(
         results = mlm.top_k(lines, k=top_k)
     except ValueError as exc:
         fail(str(exc))
+    folder = labels or default_output_dir(mlm.name)
+    term_type: dict[int, str] = {}
+    if (folder / "label_table.npz").is_file():
+        table, types = LabelTable.load(folder / "label_table.npz"), load_types(folder / "types.yaml")
+        needed = {int(i) for preds in results for p in preds for i in p.ids}
+        for i in needed:
+            row = table.dense_row(i)
+            if row.any():
+                term_type[i] = types.parent(table.labels[int(np.argmax(row))])
     for text, preds in zip(lines, results):
         typer.echo(text)
         if not preds:
             typer.echo(f"  (no {mlm.mask_token} in this text)")
         for m, p in enumerate(preds, 1):
-            cells = "  ".join(f"{tok} {logit:.2f}" for tok, logit in zip(p.tokens, p.logits))
+            cells = "  ".join(f"{tok} {logit:.2f}" + (f" [{term_type[int(i)]}]" if int(i) in term_type else "")
+                              for tok, logit, i in zip(p.tokens, p.logits, p.ids))
             typer.echo(f"  mask {m}: {cells}")
 
 

@@ -407,6 +407,13 @@ class LabelTable:
     cols: np.ndarray
     values: np.ndarray
 
+    def dense_row(self, term_id: int) -> np.ndarray:
+        """One term's label counts."""
+        out = np.zeros(len(self.labels), dtype=np.float32)
+        hit = self.rows == term_id
+        np.add.at(out, self.cols[hit], self.values[hit])
+        return out
+
     def dense(self) -> np.ndarray:
         out = np.zeros((self.vocab_size, len(self.labels)), dtype=np.float32)
         np.add.at(out, (self.rows, self.cols), self.values)
