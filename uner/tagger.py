@@ -128,6 +128,8 @@ class Tagger:
     def _fit(self, text: str) -> str:
         """Crop context words around the single mask until the input fits the model window."""
         mask = self.mlm.mask_token
+        if len(text.encode("utf-8")) + 2 <= self.mlm.max_length:  # every token covers >= 1 byte: it fits
+            return text
         if len(self.mlm.tokenizer(text)["input_ids"]) <= self.mlm.max_length:
             return text
         words = text.split()
