@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import gzip
 import lzma
+import shutil
 from pathlib import Path
+
+import numpy as np
 
 import pytest
 import torch
@@ -74,7 +77,7 @@ def tiny_corpus(tmp_path_factory) -> list[Path]:
     for i in range(120):
         city, country = cities[i % 4]
         lines.append(f"{city} is the capital of {country} . the city of {city} is in {country} .")
-        lines.append(f"the patient was treated with aspirin and the study results showed that the drug treats headaches .")
+        lines.append("the patient was treated with aspirin and the study results showed that the drug treats headaches .")
         if i % 10 == 9:
             lines.append("")
     text = "\n".join(lines) + "\n"
@@ -85,3 +88,36 @@ def tiny_corpus(tmp_path_factory) -> list[Path]:
     with lzma.open(xz, "wt") as f:
         f.write(text)
     return [plain, gz, xz]
+
+
+
+
+TYPES_YAML = Path(__file__).resolve().parents[1] / "labels" / "uner-minilm-l6" / "types.yaml"
+
+
+@pytest.fixture(scope="session")
+def tiny(tmp_path_factory):
+    """A tiny BERT and a labels folder where every word is PERSON or LOCATION (so every span is typed)."""
+    from uner.labels import LabelTable, load_types
+
+    folder = tmp_path_factory.mktemp("tiny-tagger")
+    model_dir, labels_dir = folder / "model", folder / "labels"
+    tok = make_tokenizer(model_dir)
+    tiny_model("bert", len(tok)).save_pretrained(model_dir)
+    tok.save_pretrained(model_dir)
+    labels_dir.mkdir()
+    shutil.copy(TYPES_YAML, labels_dir / "types.yaml")
+    types = load_types(TYPES_YAML)
+    vocab = tok.convert_ids_to_tokens(list(range(len(tok))))
+    col = {lab: j for j, lab in enumerate(types.labels)}
+    rows, cols, vals = [], [], []
+    for i, t in enumerate(vocab):
+        if t.isalpha():
+            rows.append(i)
+            cols.append(col["PERSON" if i % 2 else "LOCATION"])
+            vals.append(5.0)
+    LabelTable(types.labels, len(vocab), np.array(rows, np.int32), np.array(cols, np.int16),
+               np.array(vals, np.float32)).save(labels_dir / "label_table.npz")
+    return model_dir, labels_dir
+
+

@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.conftest import make_tokenizer, tiny_model
 from tests.test_cli import uner
 from uner.labels import LabelTable, load_types
 from uner.tagger import Tagger, TaggerConfig
@@ -21,30 +20,6 @@ TEXTS = [
     "Ünïcode  names   like  Zoë Saldaña 🎉 met   Björk in Reykjavík .",
     "Aspirin treats headaches .",
 ]
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    """A tiny BERT and a labels folder where every word is PERSON or LOCATION (so every span is typed)."""
-    folder = tmp_path_factory.mktemp("tiny-tagger")
-    model_dir, labels_dir = folder / "model", folder / "labels"
-    tok = make_tokenizer(model_dir)
-    tiny_model("bert", len(tok)).save_pretrained(model_dir)
-    tok.save_pretrained(model_dir)
-    labels_dir.mkdir()
-    shutil.copy(TYPES, labels_dir / "types.yaml")
-    types = load_types(TYPES)
-    vocab = tok.convert_ids_to_tokens(list(range(len(tok))))
-    col = {lab: j for j, lab in enumerate(types.labels)}
-    rows, cols, vals = [], [], []
-    for i, t in enumerate(vocab):
-        if t.isalpha():
-            rows.append(i)
-            cols.append(col["PERSON" if i % 2 else "LOCATION"])
-            vals.append(5.0)
-    LabelTable(types.labels, len(vocab), np.array(rows, np.int32), np.array(cols, np.int16),
-               np.array(vals, np.float32)).save(labels_dir / "label_table.npz")
-    return model_dir, labels_dir
 
 
 @pytest.fixture(scope="module")

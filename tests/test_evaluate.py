@@ -1,0 +1,101 @@
+"""The scorer on hand-built gold/prediction pairs, the readers, and an end-to-end eval run."""
+
+from __future__ import annotations
+
+import pytest
+
+from uner.evaluate import Mapping, detokenize, entities, read_gold, strict_f1, to_iob2, token_f1_by_type
+
+
+def test_entities_are_strict_iob2_chunks():
+    assert entities(["B-PER", "I-PER", "O", "B-LOC"]) == {("PER", 0, 2), ("LOC", 3, 4)}
+    assert entities(["I-PER", "I-PER"]) == {("PER", 0, 2)}  # a stray I- starts an entity
+    assert entities(["B-PER", "I-LOC"]) == {("PER", 0, 1), ("LOC", 1, 2)}
+    assert entities(["B-PER", "B-PER"]) == {("PER", 0, 1), ("PER", 1, 2)}
+
+
+def test_iob1_to_iob2():
+    assert to_iob2(["I-PER", "I-PER", "O", "I-LOC", "B-LOC", "I-ORG"]) == ["B-PER", "I-PER", "O", "B-LOC", "B-LOC", "B-ORG"]
+    assert to_iob2(["B-PER", "I-PER"]) == ["B-PER", "I-PER"]
+
+
+def test_exact_match_is_perfect():
+    gold = [["B-PER", "I-PER", "O", "B-LOC"], ["O", "B-ORG"]]
+    micro, per = strict_f1(gold, gold)
+    assert (micro.precision, micro.recall, micro.f1, micro.support) == (1.0, 1.0, 1.0, 3)
+    assert set(per) == {"PER", "LOC", "ORG"}
+
+
+def test_boundary_and_type_errors():
+    gold = [["B-PER", "I-PER", "O", "B-LOC", "O"]]
+    # boundary error on PER (only "B-PER"), type error on LOC (predicted ORG), one spurious MISC
+    pred = [["B-PER", "O", "O", "B-ORG", "B-MISC"]]
+    micro, per = strict_f1(gold, pred)
+    assert micro.precision == 0 and micro.recall == 0 and micro.f1 == 0
+    # one of two gold entities right, one of three predictions right: P 1/3, R 1/2, F1 0.4
+    pred = [["B-PER", "I-PER", "O", "B-ORG", "B-MISC"]]
+    micro, per = strict_f1(gold, pred)
+    assert micro.precision == pytest.approx(1 / 3) and micro.recall == pytest.approx(0.5)
+    assert micro.f1 == pytest.approx(0.4)
+    assert per["PER"].f1 == 1.0 and per["LOC"].recall == 0.0 and per["ORG"].precision == 0.0
+
+
+def test_iob1_input_scores_like_its_iob2_form(tmp_path):
+    f = tmp_path / "iob1.tsv"
+    f.write_text("John\tI-PER\nSmith\tI-PER\nin\tO\nParis\tI-LOC\n\nBerlin\tI-LOC\nRome\tB-LOC\n")
+    sents = list(read_gold(f))
+    assert [s.tags for s in sents] == [["B-PER", "I-PER", "O", "B-LOC"], ["B-LOC", "B-LOC"]]
+    micro, _ = strict_f1([s.tags for s in sents], [["B-PER", "I-PER", "O", "B-LOC"], ["B-LOC", "O"]])
+    assert micro.recall == pytest.approx(3 / 4) and micro.precision == 1.0
+
+
+def test_conll_four_columns(tmp_path):
+    f = tmp_path / "c.txt"
+    f.write_text("-DOCSTART- -X- -X- O\n\nEU NNP B-NP B-ORG\nrejects VBZ B-VP O\n\n")
+    assert [(s.tokens, s.tags) for s in read_gold(f)] == [(["EU", "rejects"], ["B-ORG", "O"])]
+
+
+def test_given_spans_token_f1_by_hand():
+    gold = [["B-PER", "I-PER", "O", "B-LOC"], ["B-LOC", "O"]]
+    pred = [["B-PER", "I-PER", "O", "B-PER"], ["B-LOC", "O"]]
+    mean, per = token_f1_by_type(gold, pred)
+    # PER: tp 2, predicted 3, gold 2 -> P 2/3, R 1, F1 0.8; LOC: tp 1, predicted 1, gold 2 -> P 1, R 1/2, F1 2/3
+    assert per["PER"].f1 == pytest.approx(0.8)
+    assert per["LOC"].f1 == pytest.approx(2 / 3)
+    assert mean == pytest.approx((0.8 + 2 / 3) / 2)
+
+
+def test_mapping_by_file_name_and_subtypes(tmp_path):
+    m = Mapping.for_file("/somewhere/conll2003/valid.txt")
+    assert m("PERSON") == "PER" and m("LOCATION", "LOCATION_ADJECTIVE") == "MISC" and m("DISEASE") == "O"
+    bc = Mapping.for_file("/x/bc5cdr/devel.tsv")
+    assert bc("DRUG", "VITAMIN") == "Chemical" and bc("DRUG", "LAB_PROCEDURE") == "O"
+    with pytest.raises(ValueError, match="no mapping found"):
+        Mapping.for_file(tmp_path / "mystery.tsv")
+
+
+def test_detokenize_offsets():
+    text, offs = detokenize(["New", "York", "."])
+    assert text == "New York ." and [text[a:b] for a, b in offs] == ["New", "York", "."]
+
+
+
+
+def test_eval_cli(tmp_path, tiny):
+
+    gold = tmp_path / "conll2003_sample.txt"
+    gold.write_text("Barack NNP B-NP B-PER\nObama NNP I-NP I-PER\nvisited VBD B-VP O\nParis NNP B-NP B-LOC\n. . O O\n")
+    mapping = tmp_path / "m.yaml"
+    mapping.write_text("map:\n  PERSON: PER\n  LOCATION: LOC\n")
+    from tests.test_cli import uner
+
+    res = uner("eval", str(gold), "--mapping", str(mapping), "--model", str(tiny[0]), "--labels", str(tiny[1]),
+               "--errors", str(tmp_path / "err.jsonl"), "--report", str(tmp_path / "r.json"))
+    assert res.returncode == 0, res.stderr
+    import json
+
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["sentences"] == 1 and report["gold_entities"] == 2
+    conf = report["given_spans"]["confusion"]
+    assert sum(conf.values()) == 2 and all(k.split(" -> ")[1] in ("PER", "LOC") for k in conf)
+    assert 0 <= report["end_to_end"]["micro"]["f1"] <= 1

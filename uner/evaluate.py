@@ -1,0 +1,207 @@
+"""Evaluation on gold NER corpora (DESIGN.md §5).
+
+Readers for CoNLL (``word POS chunk NER``) and two-column ``token<TAB>tag`` files
+(IOB1 is converted to IOB2), entity-level strict micro P/R/F1 (the seqeval
+"strict" definition: an entity counts only with exact boundaries and type), and
+the reference method's given-spans metric: token-level F1 per type averaged over
+the types, O excluded. Our types map onto a dataset's labels through a YAML file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+MAPPINGS_DIR = Path(__file__).resolve().parent / "mappings"
+
+
+@dataclass
+class Sentence:
+    tokens: list[str]
+    tags: list[str]
+
+
+def read_gold(path: str | os.PathLike) -> Iterator[Sentence]:
+    """Sentences of a CoNLL-2003 (4 columns) or token/tag (2 columns) file, tags converted to IOB2."""
+    tokens: list[str] = []
+    tags: list[str] = []
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line.strip() or line.startswith("-DOCSTART-"):
+                if tokens:
+                    yield Sentence(tokens, to_iob2(tags))
+                    tokens, tags = [], []
+                continue
+            cols = line.split("\t") if "\t" in line else line.split()
+            if len(cols) < 2:
+                raise ValueError(f"{path}:{n}: expected a token and a tag")
+            tokens.append(cols[0])
+            tags.append(cols[-1])
+    if tokens:
+        yield Sentence(tokens, to_iob2(tags))
+
+
+def to_iob2(tags: Sequence[str]) -> list[str]:
+    """IOB1 (an entity may start with I-) to IOB2 (every entity starts with B-); IOB2 stays unchanged."""
+    out = []
+    prev = "O"
+    for tag in tags:
+        if tag.startswith("I-") and (prev == "O" or prev[2:] != tag[2:]):
+            tag = "B-" + tag[2:]
+        out.append(tag)
+        prev = tag
+    return out
+
+
+def entities(tags: Sequence[str]) -> set[tuple[str, int, int]]:
+    """Strict IOB2 entities as (type, first token, last token + 1); a stray I- starts a new entity."""
+    found = set()
+    start, kind = None, None
+    for i, tag in enumerate(list(tags) + ["O"]):
+        inside = tag.startswith("I-") and kind == tag[2:]
+        if start is not None and not inside:
+            found.add((kind, start, i))
+            start, kind = None, None
+        if tag.startswith("B-") or (tag.startswith("I-") and not inside):
+            start, kind = i, tag[2:]
+    return found
+
+
+@dataclass
+class Scores:
+    precision: float
+    recall: float
+    f1: float
+    support: int
+
+
+def _prf(tp: int, n_pred: int, n_gold: int) -> Scores:
+    p = tp / n_pred if n_pred else 0.0
+    r = tp / n_gold if n_gold else 0.0
+    return Scores(p, r, 2 * p * r / (p + r) if p + r else 0.0, n_gold)
+
+
+def strict_f1(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]]) -> tuple[Scores, dict[str, Scores]]:
+    """Entity-level strict micro P/R/F1 over sentences, and the same per type."""
+    tp, n_pred, n_gold = Counter(), Counter(), Counter()
+    for g, p in zip(gold, pred, strict=True):
+        ge, pe = entities(g), entities(p)
+        for e in ge:
+            n_gold[e[0]] += 1
+        for e in pe:
+            n_pred[e[0]] += 1
+        for e in ge & pe:
+            tp[e[0]] += 1
+    per = {t: _prf(tp[t], n_pred[t], n_gold[t]) for t in sorted(set(n_gold) | set(n_pred))}
+    return _prf(sum(tp.values()), sum(n_pred.values()), sum(n_gold.values())), per
+
+
+def token_f1_by_type(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]]) -> tuple[float, dict[str, Scores]]:
+    """Token-level F1 per type (B-/I- prefixes ignored), and its mean over the types, O excluded."""
+    tp, n_pred, n_gold = Counter(), Counter(), Counter()
+    for g, p in zip(gold, pred, strict=True):
+        for a, b in zip(g, p, strict=True):
+            ta, tb = a[2:] if a != "O" else "O", b[2:] if b != "O" else "O"
+            n_gold[ta] += 1
+            n_pred[tb] += 1
+            tp[ta] += ta == tb
+    types = sorted((set(n_gold) | set(n_pred)) - {"O"})
+    per = {t: _prf(tp[t], n_pred[t], n_gold[t]) for t in types}
+    return (sum(s.f1 for s in per.values()) / len(per) if per else 0.0), per
+
+
+# ---------------------------------------------------------------- mapping our types to a dataset's
+
+
+@dataclass
+class Mapping:
+    """Our type or subtype → dataset label (``O`` drops it); subtypes fall back to their type's entry."""
+
+    labels: dict[str, str]
+    default: str = "O"
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> Mapping:
+        doc = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+        if not isinstance(doc.get("map"), dict):
+            raise ValueError(f"{path}:1: expected a 'map' of our labels to the dataset's")
+        return cls({str(k): str(v) for k, v in doc["map"].items()}, str(doc.get("default", "O")))
+
+    @classmethod
+    def for_file(cls, gold: str | os.PathLike) -> Mapping:
+        """The shipped mapping whose dataset name appears in the gold file's path."""
+        path = str(Path(gold).resolve()).lower()
+        for f in sorted(MAPPINGS_DIR.glob("*.yaml")):
+            if f.stem in path:
+                return cls.load(f)
+        raise ValueError(f"{gold}: no mapping found for this dataset; pass --mapping "
+                         f"(shipped: {', '.join(f.stem for f in sorted(MAPPINGS_DIR.glob('*.yaml')))})")
+
+    def __call__(self, type_name: str, subtype: str | None = None) -> str:
+        if subtype and subtype in self.labels:
+            return self.labels[subtype]
+        return self.labels.get(type_name, self.default)
+
+
+def detokenize(tokens: Sequence[str]) -> tuple[str, list[tuple[int, int]]]:
+    """Tokens joined by single spaces, with each token's character offsets."""
+    offsets, pos = [], 0
+    for t in tokens:
+        offsets.append((pos, pos + len(t)))
+        pos += len(t) + 1
+    return " ".join(tokens), offsets
+
+
+def evaluate(tagger, gold_path: str | os.PathLike, mapping: Mapping | None = None, mode: str = "both",
+             limit: int | None = None, errors_path: str | os.PathLike | None = None) -> dict:
+    """Run the tagger over a gold file; end-to-end strict F1 and/or given-spans token F1, plus a confusion count."""
+    import json
+
+    from .io import atomic_path, bio_tags
+
+    if mode not in ("end-to-end", "given-spans", "both"):
+        raise ValueError(f"mode must be end-to-end, given-spans or both, not {mode!r}")
+    mapping = mapping or Mapping.for_file(gold_path)
+    sents = list(read_gold(gold_path))[:limit]
+    texts, offsets = zip(*(detokenize(s.tokens) for s in sents)) if sents else ((), ())
+    gold = [s.tags for s in sents]
+    report: dict = {"sentences": len(sents), "gold_entities": sum(len(entities(g)) for g in gold)}
+    errors = []
+    if mode in ("end-to-end", "both"):
+        pred = []
+        for text, offs, g, ents in zip(texts, offsets, gold, tagger.tag(list(texts))):
+            mapped = [dict(start=e.start, end=e.end, type=mapping(e.type, e.subtype), score=e.score) for e in ents]
+            tags = bio_tags(offs, [m for m in mapped if m["type"] != "O"])
+            pred.append(tags)
+            if entities(tags) != entities(g):
+                errors.append({"text": text,
+                               "gold": [[" ".join(text.split()[a:b]), t] for t, a, b in sorted(entities(g), key=lambda x: x[1])],
+                               "predicted": [[e.text, e.type, e.subtype, mapping(e.type, e.subtype), e.score] for e in ents]})
+        micro, per = strict_f1(gold, pred)
+        report["end_to_end"] = {"micro": vars(micro), "per_type": {t: vars(s) for t, s in per.items()}}
+    if mode in ("given-spans", "both"):
+        spans = [[(offs[a][0], offs[b - 1][1]) for _, a, b in sorted(entities(g), key=lambda x: x[1])]
+                 for offs, g in zip(offsets, gold)]
+        pred, confusion = [], Counter()
+        for offs, g, sp, ents in zip(offsets, gold, spans, tagger.tag(list(texts), spans)):
+            by_span = {(e.start, e.end): mapping(e.type, e.subtype) for e in ents}
+            tags = ["O"] * len(offs)
+            for t, a, b in sorted(entities(g), key=lambda x: x[1]):
+                label = by_span.get((offs[a][0], offs[b - 1][1]), "O")
+                confusion[(t, label)] += 1
+                if label != "O":
+                    tags[a : b] = ["B-" + label] + ["I-" + label] * (b - a - 1)
+            pred.append(tags)
+        mean, per = token_f1_by_type(gold, pred)
+        report["given_spans"] = {"mean_token_f1": mean, "per_type": {t: vars(s) for t, s in per.items()},
+                                 "confusion": {f"{g} -> {p}": n for (g, p), n in sorted(confusion.items())}}
+    if errors_path is not None:
+        with atomic_path(errors_path) as tmp:
+            tmp.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in errors), encoding="utf-8")
+    return report
