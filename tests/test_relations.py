@@ -1,0 +1,73 @@
+"""Relation triples through the real spaCy parser and the shipped model and labels; synonyms; guessing."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from uner.relations import RelationExtractor, summarise
+from uner.tagger import Tagger, entity_guesses
+
+
+@pytest.fixture(scope="module")
+def extractor():
+    return RelationExtractor(Tagger.from_pretrained(device="cpu"))
+
+
+def triples(extractor, sentence):
+    return [(t.e1.text.lower(), t.relation, t.e2.text.lower(), t.negated) for t in next(extractor.extract([sentence]))]
+
+
+def test_passive(extractor):
+    assert ("aspirin", "treat", "headaches", False) in triples(extractor, "Aspirin is used to treat headaches .")
+
+
+def test_apposition(extractor):
+    found = triples(extractor, "Tim Cook , the CEO of Apple , visited Paris .")
+    assert ("tim cook", "ceo of", "apple", False) in found
+    assert ("tim cook", "visit", "paris", False) in found
+
+
+def test_coordination_gives_both_conjuncts(extractor):
+    found = triples(extractor, "Aspirin and ibuprofen reduce fever .")
+    assert ("aspirin", "reduce", "fever", False) in found and ("ibuprofen", "reduce", "fever", False) in found
+
+
+def test_negation(extractor):
+    assert ("aspirin", "cure", "cancer", True) in triples(extractor, "Aspirin does not cure cancer .")
+
+
+def test_no_relation(extractor):
+    assert triples(extractor, "The weather was nice .") == []
+    assert triples(extractor, "Hello !") == []
+
+
+def test_filters_and_summary(extractor):
+    sents = ["Smith lives in London .", "Jones lives in Paris .", "Aspirin is used to treat headaches ."]
+    found = [t for ts in extractor.extract(sents) for t in ts]
+    counts = dict(summarise(found))
+    assert sum(n for (a, rel, b), n in counts.items() if rel == "live in") == 2
+    only = RelationExtractor(extractor.tagger, relations={"treat"})
+    assert {t.relation for ts in only.extract(sents) for t in ts} == {"treat"}
+
+
+def test_entity_guessing_groups_predictions_by_type(extractor):
+    guesses = entity_guesses(extractor.tagger, ["paris is the capital of [MASK] ."])[0][0]
+    assert guesses and abs(sum(guesses.values()) - 1.0) < 0.05 or sum(guesses.values()) <= 1.0
+    assert next(iter(guesses)) == "LOCATION"
+
+
+def test_synonyms_rank_mutual_first_and_use_co_predictions(tmp_path):
+    import numpy as np
+
+    from uner.graph import NeighbourGraph
+    from uner.synonyms import synonyms
+
+    vocab = ["car", "auto", "vehicle", "truck"]
+    # car -> auto (mutual), car -> vehicle, car -> truck; auto -> car
+    g = NeighbourGraph(vocab, np.array([0, 3, 4, 4, 4]), np.array([2, 1, 3, 0], dtype=np.int32),
+                       np.array([0.9, 0.8, 0.7, 0.8], dtype=np.float32), np.zeros(4, np.float32))
+    ranked = synonyms(g, "car", Counter({"truck": 5}))
+    assert [c["term"] for c in ranked] == ["auto", "truck", "vehicle"]
+    assert ranked[0]["mutual"] and ranked[1]["co_predicted"] == 5

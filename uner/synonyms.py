@@ -1,0 +1,54 @@
+"""Synonym candidates: graph neighbours re-ranked by co-prediction in masked contexts (DESIGN.md §3.4).
+
+Candidates for a term are its mutual neighbours in the directed graph, then its
+one-way out-neighbours. With a corpus, every sentence holding the term is masked
+there and the MLM's top predictions are counted: a candidate the model predicts
+in the term's own contexts is a better synonym. The evidence is kept.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from .graph import NeighbourGraph
+from .models import MaskedLM
+
+
+def contexts(term: str, texts: Iterable[str], limit: int = 200) -> list[str]:
+    """Up to ``limit`` texts containing ``term`` as a whole word (case-insensitive)."""
+    pattern = re.compile(rf"(?<!\w){re.escape(term)}(?!\w)", re.IGNORECASE)
+    out = []
+    for t in texts:
+        if pattern.search(t):
+            out.append(t)
+            if len(out) >= limit:
+                break
+    return out
+
+
+def co_predictions(mlm: MaskedLM, term: str, texts: Sequence[str], k: int = 30) -> Counter:
+    """How often each vocabulary term is in the top-k at the masked occurrences of ``term``."""
+    pattern = re.compile(rf"(?<!\w){re.escape(term)}(?!\w)", re.IGNORECASE)
+    masked = []
+    for t in texts:
+        m = pattern.search(t)
+        if m:
+            window = t[max(0, m.start() - 300) : m.start()] + mlm.mask_token + t[m.end() : m.end() + 300]
+            masked.append(window)
+    counts: Counter = Counter()
+    for preds in mlm.top_k(masked, k=k):
+        if preds:
+            counts.update(preds[0].tokens)
+    return counts
+
+
+def synonyms(graph: NeighbourGraph, term: str, predicted: Counter | None = None, top: int = 20) -> list[dict]:
+    """Ranked candidates with evidence: mutual neighbours first, then by co-predictions, then cosine."""
+    mutual = {t for t, _ in graph.mutual_neighbours(term)}
+    predicted = predicted or Counter()
+    cands = [{"term": t, "cosine": round(c, 4), "mutual": t in mutual, "co_predicted": predicted.get(t, 0)}
+             for t, c in graph.out_neighbours(term) if t != term and not t.startswith("##")]
+    cands.sort(key=lambda d: (not d["mutual"], -d["co_predicted"], -d["cosine"]))
+    return cands[:top]
