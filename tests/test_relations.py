@@ -54,7 +54,7 @@ def test_filters_and_summary(extractor):
 
 def test_entity_guessing_groups_predictions_by_type(extractor):
     guesses = entity_guesses(extractor.tagger, ["paris is the capital of [MASK] ."])[0][0]
-    assert guesses and abs(sum(guesses.values()) - 1.0) < 0.05 or sum(guesses.values()) <= 1.0
+    assert guesses and sum(guesses.values()) <= 1.0 + 1e-6  # probabilities of the top-k terms, summed by type
     assert next(iter(guesses)) == "LOCATION"
 
 
