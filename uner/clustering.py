@@ -127,19 +127,26 @@ def build_graph(embeddings: np.ndarray, vocab: Sequence[str], params: ClusterPar
         np.add.at(hist, (np.repeat(np.arange(len(rows)), k), (bins + 100).ravel()), 1)
         complete = bins[:, -1] if k < n else np.full(len(rows), -101)
         thr, found = tail_cutoffs(hist, params.max_bin, params.tail_min, complete)
+        full_tails = {}
+        miss = np.flatnonzero(~found)
+        if len(miss):  # the stop lies below the candidates: bin these whole rows exactly, in one product
+            fallback += len(miss)
+            full = e64[rows[miss]] @ e64.T
+            full_bins = cosine_bins(full)
+            offsets = (full_bins + 100 + N_BINS * np.arange(len(miss))[:, None]).ravel()
+            full_hist = np.bincount(offsets, minlength=len(miss) * N_BINS).reshape(len(miss), N_BINS)
+            thr[miss] = tail_cutoffs(full_hist, params.max_bin, params.tail_min)[0]
+            for j, r in enumerate(miss):
+                ids = np.flatnonzero(full_bins[j] > thr[r])
+                ids = ids[_sort_rows(full[j, ids], ids)]
+                full_tails[r] = (ids, full[j, ids])
+            del full, full_bins
         for r in range(len(rows)):
             if found[r]:
                 keep = bins[r] > thr[r]
                 ids, sim = cand[r][keep], cos[r][keep]
-            else:  # rare: the stop lies below the candidates, so bin the whole row exactly
-                fallback += 1
-                full = e64 @ e64[rows[r]]
-                full_bins = cosine_bins(full)
-                thr[r] = tail_cutoffs(np.bincount(full_bins + 100, minlength=N_BINS)[None, :],
-                                      params.max_bin, params.tail_min)[0][0]
-                ids = np.flatnonzero(full_bins > thr[r])
-                ids = ids[_sort_rows(full[ids], ids)]
-                sim = full[ids]
+            else:
+                ids, sim = full_tails[r]
             keep_self = ids != rows[r]
             all_idx.append(ids[keep_self])
             all_w.append(sim[keep_self])
