@@ -28,7 +28,7 @@ def token_frequencies(mlm: MaskedLM, paths: Iterable[str], max_paragraphs: int =
     seen = 0
 
     def flush() -> None:
-        for ids in mlm.tokenizer(buf, add_special_tokens=False, truncation=False)["input_ids"]:
+        for ids in mlm.tokenizer(buf, add_special_tokens=False, truncation=False, verbose=False)["input_ids"]:
             np.add.at(counts, ids, 1)
         buf.clear()
 

@@ -118,7 +118,7 @@ def iter_embed(mlm: MaskedLM, texts: Iterable[str], poolings: Sequence[Pooling],
 def _embed_chunk(mlm: MaskedLM, texts: Sequence[str], pools: Sequence[Pooling], layers: str, body: int,
                  step: int) -> dict[str, np.ndarray]:
     tok = mlm.tokenizer
-    content = tok(list(texts), add_special_tokens=False, truncation=False)["input_ids"]
+    content = tok(list(texts), add_special_tokens=False, truncation=False, verbose=False)["input_ids"]
     spans = [windows(len(ids), body, step) for ids in content]
     flat = [[tok.cls_token_id, *content[d][a:b], tok.sep_token_id] for d, sp in enumerate(spans) for a, b in sp]
     states = mlm.token_states(flat, layers)

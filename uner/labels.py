@@ -458,7 +458,7 @@ def propagate(label_mat: np.ndarray, neighbourhoods: np.ndarray) -> np.ndarray:
     cols = neighbourhoods[rows, slots]
     n = torch.sparse_coo_tensor(torch.from_numpy(np.stack([rows, cols]).astype(np.int64)),
                                 torch.ones(len(rows), dtype=torch.float64),
-                                (len(neighbourhoods), label_mat.shape[0])).coalesce()
+                                (len(neighbourhoods), label_mat.shape[0]), check_invariants=True).coalesce()
     hood_hist = torch.sparse.mm(n, torch.from_numpy(label_mat.astype(np.float64)))
     return torch.sparse.mm(n.t().coalesce(), hood_hist).numpy().astype(np.float32)
 
