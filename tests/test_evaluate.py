@@ -42,7 +42,7 @@ def test_boundary_and_type_errors():
 
 def test_iob1_input_scores_like_its_iob2_form(tmp_path):
     f = tmp_path / "iob1.tsv"
-    f.write_text("John\tI-PER\nSmith\tI-PER\nin\tO\nParis\tI-LOC\n\nBerlin\tI-LOC\nRome\tB-LOC\n")
+    f.write_text("John\tI-PER\nSmith\tI-PER\nin\tO\nParis\tI-LOC\n\ufeff\nBerlin\tI-LOC\nRome\tB-LOC\n")
     sents = list(read_gold(f))
     assert [s.tags for s in sents] == [["B-PER", "I-PER", "O", "B-LOC"], ["B-LOC", "B-LOC"]]
     micro, _ = strict_f1([s.tags for s in sents], [["B-PER", "I-PER", "O", "B-LOC"], ["B-LOC", "O"]])

@@ -46,7 +46,7 @@ def is_token_file(path: str | Path) -> bool:
 def _token_file_sentences(f: IO[str]) -> Iterator[str]:
     words: list[str] = []
     for line in f:
-        line = line.strip()
+        line = line.strip().strip("\ufeff")
         if not line or line.startswith("-DOCSTART-"):
             if words:
                 yield " ".join(words)

@@ -33,7 +33,7 @@ def read_gold(path: str | os.PathLike) -> Iterator[Sentence]:
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
             line = line.rstrip("\n")
-            if not line.strip() or line.startswith("-DOCSTART-"):
+            if not line.strip().strip("\ufeff") or line.startswith("-DOCSTART-"):  # WNUT-17 has BOM-only lines
                 if tokens:
                     yield Sentence(tokens, to_iob2(tags))
                     tokens, tags = [], []
