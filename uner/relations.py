@@ -87,7 +87,7 @@ def relation_phrase(path: list, span_a, span_b) -> tuple[str, object] | None:
         head = verbs[-1]  # nearest the second argument ("is used to treat" -> treat)
         words = [head.lemma_.lower()] + [c.text.lower() for c in head.children if c.dep_ == "prt"]
     else:
-        nouns = [t for t in inner if t.pos_ in ("NOUN", "PROPN", "ADJ")]
+        nouns = [t for t in inner if t.pos_ in ("NOUN", "PROPN", "ADJ") and any(c.isalpha() for c in t.text)]
         if not nouns:
             return None
         head = nouns[-1]
