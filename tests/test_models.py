@@ -97,6 +97,11 @@ def test_static_facts(tiny_model_dir):
     assert mlm.vocab[mlm.tokenizer.mask_token_id] == mlm.mask_token
 
 
+def test_empty_batch(tiny_model_dir):
+    mlm = MaskedLM.from_pretrained(tiny_model_dir, device="cpu")
+    assert mlm.top_k([]) == [] and mlm.hidden_states([]) == []
+
+
 def test_too_long_text_is_an_error_not_a_truncation(tiny_model_dir):
     mlm = MaskedLM.from_pretrained(tiny_model_dir, device="cpu")
     with pytest.raises(ValueError, match="text 1 has .* tokens"):

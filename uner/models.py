@@ -186,7 +186,9 @@ class MaskedLM:
     # ----- batching -------------------------------------------------------------
     def encode(self, texts: Sequence[str]) -> list[list[int]]:
         """Token ids with special tokens; raises ValueError naming any text longer than the model window."""
-        ids = self.tokenizer(list(texts), add_special_tokens=True, truncation=False)["input_ids"]
+        if not texts:
+            return []
+        ids = self.tokenizer(list(texts), add_special_tokens=True, truncation=False, verbose=False)["input_ids"]
         for i, seq in enumerate(ids):
             if len(seq) > self.max_length:
                 raise ValueError(f"text {i} has {len(seq)} tokens, more than the model window of {self.max_length}")
