@@ -15,14 +15,8 @@ TEXTS = ["paris is the capital of france .", "the drug treats headaches", "a", "
 
 
 @pytest.fixture(scope="module")
-def bert(tmp_path_factory):
-    from tests.conftest import make_tokenizer, tiny_model
-
-    folder = tmp_path_factory.mktemp("tiny-bert-emb")
-    tok = make_tokenizer(folder)
-    tiny_model("bert", len(tok)).save_pretrained(folder)
-    tok.save_pretrained(folder)
-    return MaskedLM.from_pretrained(folder, device="cpu", max_batch_tokens=64)
+def bert(tiny):
+    return MaskedLM.from_pretrained(tiny[0], device="cpu", max_batch_tokens=64)
 
 
 def direct(mlm: MaskedLM, text: str, pooling: str, k: int = 2) -> np.ndarray:

@@ -56,14 +56,8 @@ def label_dir(tmp_path, tiny_bert_dir):
 
 
 @pytest.fixture(scope="module")
-def tiny_bert_dir(tmp_path_factory):
-    from tests.conftest import make_tokenizer, tiny_model
-
-    folder = tmp_path_factory.mktemp("tiny-bert-labels")
-    tok = make_tokenizer(folder)
-    tiny_model("bert", len(tok)).save_pretrained(folder)
-    tok.save_pretrained(folder)
-    return folder
+def tiny_bert_dir(tiny):
+    return tiny[0]
 
 
 def test_good_folder_validates(label_dir):
