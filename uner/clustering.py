@@ -282,13 +282,15 @@ def subset_ids(vocab: Sequence[str], limit: int | None = None, terms: Iterable[s
 
 
 def default_output_dir(model_name: str) -> Path:
-    """``labels/<model>/`` of the source tree for embedded models, else ``./labels/<model>/``."""
+    """An embedded model's labels folder (source tree ``labels/<model>/``, or ``uner/_labels/<model>/`` in a
+    wheel install); for any other model ``./labels/<model>/``."""
     from .models import MODEL_DIRS
 
     name = Path(model_name).name
-    repo_labels = MODEL_DIRS[1].parent / "labels"
     if (MODEL_DIRS[1] / name).is_dir():
-        return repo_labels / name
+        return MODEL_DIRS[1].parent / "labels" / name
+    if (MODEL_DIRS[0] / name).is_dir():
+        return MODEL_DIRS[0].parent / "_labels" / name
     return Path("labels") / name
 
 
