@@ -699,8 +699,10 @@ def synonyms(
     mlm = _load_mlm(model) if corpus else None
     records = []
     for term in words:
-        if term not in g._index:
-            fail(f"{term!r} is not in the vocabulary")
+        try:
+            g.id(term)
+        except KeyError as exc:
+            fail(str(exc.args[0]))
         predicted = co_predictions(mlm, term, contexts(term, texts, max_contexts)) if mlm else None
         found = rank(g, term, predicted, top)
         records.append({"term": term, "synonyms": found})
@@ -865,7 +867,7 @@ def labels_show(term: str, folder: Annotated[Optional[Path], typer.Option("--lab
     vocab = {t: i for i, t in enumerate(tok.convert_ids_to_tokens(list(range(len(tok)))))}
     if term not in vocab and term.lower() not in vocab:
         fail(f"{term!r} is not in the vocabulary")
-    row = table.dense()[vocab.get(term, vocab.get(term.lower()))]
+    row = table.dense_row(vocab.get(term, vocab.get(term.lower())))  # one row, not the whole table
     if not row.any():
         typer.echo(f"{term}: no labels")
         return
