@@ -199,3 +199,53 @@ def test_recluster_keeps_confirmed_labels_and_reports_conflicts():
     report3 = carry_labels(entries([["qq", "rr"]]) and [{"id": 9, "pivot": "qq", "members": ["qq", "rr"],
                                                         "label": "GENE", "status": "confirmed"}], new2)
     assert any(r.startswith("lost: old cluster 9") for r in report3)
+
+
+def _table(counts: list[list[float]], direct: list[list[float]] | None = None, labels=("PERSON", "LOCATION", "GENE")):
+    from uner.labels import LabelTable
+
+    return LabelTable.from_dense(list(labels), np.array(counts, np.float32),
+                                 np.array(direct, np.float32) if direct is not None else None)
+
+
+def test_term_distribution_weighting():
+    from uner.labels import Weighting, term_distribution
+
+    types = load_types(TYPES)
+    # PERSON is a huge label overall (term 2), GENE a small one; term 0 has a little of each
+    counts = [[10, 0, 3], [0, 5, 0], [1000, 0, 0], [0, 0, 0]]
+    raw = term_distribution(_table(counts), types, Weighting(normalise=0, sharpness=32, direct=0))
+    np.testing.assert_allclose(raw.sum(1), [1, 1, 1, 0], atol=1e-6)  # unlabelled term stays empty
+    assert raw[0].argmax() == 0 and raw[0, 0] > 0.99  # raw counts, sharp: the bigger count wins outright
+    norm = term_distribution(_table(counts), types, Weighting(normalise=1, sharpness=1, direct=0))
+    # divided by type strength (PERSON 1010, GENE 3): GENE's 3 of 3 outweighs PERSON's 10 of 1010
+    assert norm[0].argmax() == 2
+    np.testing.assert_allclose(norm[0, [0, 2]] / norm[0, [0, 2]].sum(), [10 / 1010, 1] / np.sum([10 / 1010, 1]),
+                               rtol=1e-5)
+    own = term_distribution(_table(counts, direct=[[0, 1, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0]]), types,
+                            Weighting(normalise=0, sharpness=32, direct=0.75))
+    assert own[0, 1] == pytest.approx(0.75) and own[0].argmax() == 1  # a term's own human label weighs in
+
+
+def test_label_stats_counts_direct_reached_and_won():
+    from uner.labels import Weighting, label_stats
+
+    types = load_types(TYPES)
+    table = _table([[3, 1, 0], [0, 2, 0], [1, 0, 0]], direct=[[1, 0, 0], [0, 0, 0], [0, 0, 0]])
+    rows = {r["label"]: r for r in label_stats(types, table, Weighting(normalise=0, sharpness=8, direct=0))}
+    assert set(rows) == {"PERSON", "LOCATION"}  # GENE neither seeded nor reached
+    assert (rows["PERSON"]["seeded"], rows["PERSON"]["reached"], rows["PERSON"]["top"]) == (1, 2, 2)
+    assert (rows["LOCATION"]["seeded"], rows["LOCATION"]["reached"], rows["LOCATION"]["top"]) == (0, 2, 1)
+    assert rows["PERSON"]["strength"] == 4 and rows["PERSON"]["magnification"] == 2
+
+
+def test_labels_show_top_type_on_shipped_labels():
+    expected = {"paris": "LOCATION", "germany": "LOCATION", "john": "PERSON", "toyota": "ORGANIZATION",
+                "march": "MEASURE", "headache": "DISEASE", "eaten": "OTHER"}
+    out = uner("labels", "show", *expected)
+    assert out.returncode == 0, out.stderr
+    blocks = out.stdout.split("votes as:")[1:]
+    won = [b.split()[0] for b in blocks]
+    assert won == list(expected.values()), out.stdout
+    bad = uner("labels", "show", "paris", "qqqzzzxx")
+    assert bad.returncode != 0 and "qqqzzzxx" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1

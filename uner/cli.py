@@ -492,6 +492,8 @@ def tag(
     resume: Annotated[bool, typer.Option(help="Continue an interrupted run of the same command.")] = False,
     stop_descriptors: Annotated[Optional[Path], typer.Option(help="Descriptors to ignore, whitespace-separated.")] = None,
     workers: Annotated[int, typer.Option(min=1, help="Worker processes, each with its own copy of the model.")] = 1,
+    dtype: Annotated[str, typer.Option(help="Model weights: auto (bfloat16 on CPUs with native bf16, float16 on "
+                                            "GPUs, else float32) | float32 | bfloat16 | float16.")] = "auto",
 ) -> None:
     """Tag entities: one output record per input line, in order; bad lines get an error field."""
     import itertools
@@ -508,7 +510,8 @@ def tag(
     if resume and (out == "-" or fmt != "jsonl"):
         fail("--resume needs a .jsonl output file")
     try:
-        tagger = Tagger.from_pretrained(model, labels, config=TaggerConfig(top_k=top_k), stop_descriptors=stop_descriptors)
+        tagger = Tagger.from_pretrained(model, labels, config=TaggerConfig(top_k=top_k), stop_descriptors=stop_descriptors,
+                                        dtype=dtype)
         records = read_records(input, input_format or ("txt" if input == "-" else None), keep_bad=True)
     except (OSError, ValueError, InputError) as exc:
         fail(str(exc))
@@ -521,7 +524,7 @@ def tag(
     todo = itertools.islice(records, done, None)
     if workers > 1:
         kwargs = {"model": model, "labels": labels, "config": TaggerConfig(top_k=top_k),
-                  "stop_descriptors": stop_descriptors}
+                  "stop_descriptors": stop_descriptors, "dtype": dtype}
         results = tag_records_parallel(todo, workers, kwargs, inline=inline, batch_size=batch_size, explain=explain)
     else:
         results = tag_records(tagger, todo, inline=inline, batch_size=batch_size, explain=explain)
@@ -828,36 +831,32 @@ def labels_compile(folder: LabelsDir = None, seeds: SeedsOpt = None, model: Mode
     table, seed_mat = compile_table(vocab, mlm.word_embeddings(), types, doc["clusters"], _seeds(seeds, types),
                                     special, want=neighbours)
     table.save(folder / "label_table.npz")
-    np.save(folder / "label_seed_counts.npy", (seed_mat > 0).sum(0))
     typer.echo(f"{int((seed_mat.sum(1) > 0).sum())} labelled terms -> {len(np.unique(table.rows))} after propagation "
                f"-> {folder / 'label_table.npz'}")
 
 
 @labels_app.command("stats")
 def labels_stats(folder: LabelsDir = None) -> None:
-    """Per label: terms labelled before and after propagation, total strength, magnification."""
-    from .labels import LabelTable, load_types
+    """Per label: terms labelled directly, reached by propagation, and won (strongest label), strength, magnification."""
+    from .labels import LabelTable, label_stats, load_types
 
     folder = _labels_dir(folder)
-    table = LabelTable.load(folder / "label_table.npz")
-    types = load_types(folder / "types.yaml")
-    seeded = np.load(folder / "label_seed_counts.npy")
-    dense = table.dense()
-    typer.echo(f"{'label':<38} {'type':<28} {'seeded':>7} {'labelled':>8} {'strength':>10} {'x':>6}")
-    for j, lab in enumerate(table.labels):
-        after = int((dense[:, j] > 0).sum())
-        if seeded[j] or after:
-            mag = f"{after / seeded[j]:.1f}" if seeded[j] else "-"
-            typer.echo(f"{lab:<38} {types.parent(lab):<28} {int(seeded[j]):>7} {after:>8} {dense[:, j].sum():>10.0f} {mag:>6}")
+    rows = label_stats(load_types(folder / "types.yaml"), LabelTable.load(folder / "label_table.npz"))
+    typer.echo(f"{'label':<34} {'type':<28} {'direct':>7} {'reached':>8} {'top':>7} {'strength':>10} {'x top':>6}")
+    for r in rows:
+        mag = f"{r['magnification']:.1f}" if r["seeded"] else "-"
+        typer.echo(f"{r['label']:<34} {r['type']:<28} {r['seeded']:>7} {r['reached']:>8} {r['top']:>7} "
+                   f"{r['strength']:>10.0f} {mag:>6}")
 
 
 @labels_app.command("show")
-def labels_show(term: str, folder: Annotated[Optional[Path], typer.Option("--labels")] = None,
+def labels_show(terms: Annotated[list[str], typer.Argument(help="One or more vocabulary terms.")],
+                folder: Annotated[Optional[Path], typer.Option("--labels")] = None,
                 model: ModelOpt = None, top: int = 8) -> None:
-    """A term's entity vector: labels with counts, and the rolled-up type distribution."""
+    """Each term's entity vector: propagated counts, its own labels, and the type distribution it votes with."""
     from transformers import AutoTokenizer
 
-    from .labels import LabelTable, load_types
+    from .labels import LabelTable, load_types, term_distribution
     from .models import resolve_model
 
     folder = _labels_dir(folder)
@@ -865,20 +864,26 @@ def labels_show(term: str, folder: Annotated[Optional[Path], typer.Option("--lab
     types = load_types(folder / "types.yaml")
     tok = AutoTokenizer.from_pretrained(resolve_model(model))
     vocab = {t: i for i, t in enumerate(tok.convert_ids_to_tokens(list(range(len(tok)))))}
-    if term not in vocab and term.lower() not in vocab:
-        fail(f"{term!r} is not in the vocabulary")
-    row = table.dense_row(vocab.get(term, vocab.get(term.lower())))  # one row, not the whole table
-    if not row.any():
-        typer.echo(f"{term}: no labels")
-        return
-    order = np.argsort(-row)[:top]
-    typer.echo(f"{term}: " + "  ".join(f"{table.labels[j]} {row[j]:.0f}" for j in order if row[j] > 0))
-    rolled: dict[str, float] = {}
-    for j, lab in enumerate(table.labels):
-        rolled[types.parent(lab)] = rolled.get(types.parent(lab), 0.0) + float(row[j])
-    total = sum(rolled.values())
-    best = sorted(rolled.items(), key=lambda kv: -kv[1])[:top]
-    typer.echo("  types: " + "  ".join(f"{k} {v / total:.2f}" for k, v in best if v > 0))
+    unknown = [t for t in terms if t not in vocab and t.lower() not in vocab]
+    if unknown:
+        fail(f"not in the vocabulary: {', '.join(map(repr, unknown))}")
+    dist, own = term_distribution(table, types), table.direct_dense()  # dist: what the tagger votes with
+    parents = [types.parent(lab) for lab in table.labels]
+    for term in terms:
+        i = vocab.get(term, vocab.get(term.lower()))
+        row = table.dense_row(i)
+        if not row.any():
+            typer.echo(f"{term}: no labels")
+            continue
+        order = np.argsort(-row)[:top]
+        typer.echo(f"{term}: " + "  ".join(f"{table.labels[j]} {row[j]:.0f}" for j in order if row[j] > 0))
+        if own[i].any():
+            typer.echo("  own labels: " + "  ".join(f"{table.labels[j]} {own[i, j]:.0f}" for j in np.flatnonzero(own[i])))
+        rolled: dict[str, float] = {}
+        for j, t in enumerate(parents):
+            rolled[t] = rolled.get(t, 0.0) + float(dist[i, j])
+        best = sorted(rolled.items(), key=lambda kv: -kv[1])[:top]
+        typer.echo("  votes as: " + "  ".join(f"{k} {v:.2f}" for k, v in best if v >= 0.005))
 
 
 def main() -> None:
