@@ -1,9 +1,16 @@
 """Batched tagger vs the naive way (fill-mask pipeline once per masked copy), same model and spans.
 
-    python -m benchmarks.bench_tag [--n 300] [--repeats 3]
+    python -m benchmarks.bench_tag [--n 300] [--repeats 3] [--threads N] [--dtype auto]
 
 Sentences: CoNLL-2003 valid (../shared/data/ner/conll2003/valid.txt). Prints spans/s and
 sentences/s for both, their ratio, and where the batched tagger's time goes.
+
+batched: the tagger as ``Tagger.tag`` runs it — spaCy, then documents in batches of
+``--batch-size``, its default dtype (``auto``: bfloat16 on CPUs with native bf16), distinct
+masked inputs once per run. naive: the float32 model through the transformers fill-mask
+pipeline, once per masked copy (CS and CI for every span), plus the same spaCy parse.
+Both share the process, hence the thread count. The batched tagger's entity types and
+top-1 descriptors are also compared with the float32 tagger's (untimed).
 """
 
 from __future__ import annotations
@@ -14,12 +21,29 @@ import time
 from pathlib import Path
 
 import numpy as np
+import torch
 from transformers import pipeline
 
 from uner.corpus import read_paragraphs
-from uner.tagger import Tagger
+from uner.tagger import PredictionCache, Tagger
 
 CONLL_DEV = Path(__file__).resolve().parents[1].parent / "shared/data/ner/conll2003/valid.txt"
+
+
+def agreement(fast: PredictionCache, ref: PredictionCache, fast_ents, ref_ents, n_spans: int) -> str:
+    """Top-1 / top-k overlap of the predictions both caches hold, and entity-type agreement over all spans."""
+    ref_by_text = {key[2]: v for key, v in ref.entries.items()}
+    pairs = [(v[0], ref_by_text[key[2]][0]) for key, v in fast.entries.items() if key[2] in ref_by_text]
+    top1 = np.mean([a[0] == b[0] for a, b in pairs])
+    overlap = np.mean([len(set(a) & set(b)) / len(b) for a, b in pairs])
+
+    def typed(results):
+        return {(i, e.start, e.end): e.type for i, ents in enumerate(results) for e in ents}
+
+    a, b = typed(fast_ents), typed(ref_ents)
+    differ = sum(a.get(key) != b.get(key) for key in set(a) | set(b))
+    return (f"top-1 descriptor {top1:.3f}, top-k overlap {overlap:.3f} on {len(pairs)} distinct masked inputs; "
+            f"entity type (or none) {1 - differ / n_spans:.3f} on {n_spans} spans")
 
 
 def main() -> None:
@@ -28,36 +52,51 @@ def main() -> None:
     ap.add_argument("--labels", default=None)
     ap.add_argument("--n", type=int, default=300)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--batch-size", type=int, default=64, help="documents per batch of the batched tagger")
+    ap.add_argument("--dtype", default="auto", help="the batched tagger's dtype (the naive one is float32)")
+    ap.add_argument("--threads", type=int, default=None, help="torch threads for both (default: torch's)")
     args = ap.parse_args()
     if not CONLL_DEV.is_file():
         raise SystemExit(f"{CONLL_DEV}: CoNLL-2003 dev data not found (../shared is needed)")
+    if args.threads:
+        torch.set_num_threads(args.threads)
     texts = [p for p in read_paragraphs(CONLL_DEV) if len(p.split()) >= 4][: args.n]
-    tagger = Tagger.from_pretrained(args.model, args.labels, device="cpu")
+    tagger = Tagger.from_pretrained(args.model, args.labels, device="cpu", dtype=args.dtype)
+    ref = Tagger.from_pretrained(args.model, args.labels, device="cpu", dtype="float32")
     k = tagger.config.top_k
-    fill = pipeline("fill-mask", model=tagger.mlm.model, tokenizer=tagger.mlm.tokenizer, top_k=k, device=-1)
+    fill = pipeline("fill-mask", model=ref.mlm.model, tokenizer=ref.mlm.tokenizer, top_k=k, device=-1)
     docs = list(tagger.nlp.pipe(texts))
     spans = [tagger.spans_for_doc(d) for d in docs]
-    flat = [(t, s) for t, sp in zip(texts, spans) for s in sp]
-    inputs = [x for t, s in flat for x in tagger.masked_inputs(t, [s])]
-    n_spans = len(flat)
+    inputs = [x for t, sp in zip(texts, spans) for s in sp for x in tagger.masked_inputs(t, [s])]
+    n_spans = sum(map(len, spans))
 
-    def batched():
-        parts = {}
+    model_time = [0.0]
+    top_k = tagger.mlm.top_k
+
+    def timed_top_k(*a, **kw):
         t0 = time.perf_counter()
-        d = list(tagger.nlp.pipe(texts))
-        sp = [tagger.spans_for_doc(x) for x in d]
-        parts["spaCy"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        fl = [(t, s) for t, ss in zip(texts, sp) for s in ss]
-        ins = [x for t, s in fl for x in tagger.masked_inputs(t, [s])]
-        preds = tagger.mlm.top_k(ins, k=k)
-        parts["model"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        ids = np.stack([p[0].ids for p in preds])
-        logits = np.stack([p[0].logits for p in preds])
-        tagger.scorer.label_scores(ids, logits)
-        parts["scoring"] = time.perf_counter() - t0
-        return parts
+        out = top_k(*a, **kw)
+        model_time[0] += time.perf_counter() - t0
+        return out
+
+    tagger.mlm.top_k = timed_top_k
+
+    def batched(tagger=tagger):
+        """``Tagger.tag``, with spaCy timed apart."""
+        cache = PredictionCache()
+        parts = {"spaCy": 0.0, "tagging": 0.0}
+        model_time[0] = 0.0
+        results = []
+        for i in range(0, len(texts), args.batch_size):
+            t0 = time.perf_counter()
+            d = list(tagger.nlp.pipe(texts[i : i + args.batch_size]))
+            sp = [tagger.spans_for_doc(x) for x in d]
+            parts["spaCy"] += time.perf_counter() - t0
+            t0 = time.perf_counter()
+            results += tagger.tag_parsed(d, sp, cache=cache)
+            parts["tagging"] += time.perf_counter() - t0
+        parts = {"spaCy": parts["spaCy"], "model": model_time[0], "scoring": parts["tagging"] - model_time[0]}
+        return parts, results, cache
 
     def naive():
         t0 = time.perf_counter()
@@ -73,17 +112,26 @@ def main() -> None:
     times = {"batched": [], "naive": []}
     breakdown = []
     for _ in range(args.repeats):
-        parts = batched()
+        parts, results, cache = batched()
         breakdown.append(parts)
         times["batched"].append(sum(parts.values()))
         times["naive"].append(naive())
+    ref_cache = PredictionCache()
+    ref_results = [ents for i in range(0, len(texts), args.batch_size)
+                   for ents in ref.tag_parsed(docs[i : i + args.batch_size], spans[i : i + args.batch_size],
+                                           cache=ref_cache)]
     med = {name: statistics.median(ts) for name, ts in times.items()}
-    print(f"{len(texts)} CoNLL-2003 dev sentences, {n_spans} spans ({len(inputs)} masked inputs), "
-          f"model {tagger.mlm.name}, top-{k}, {args.repeats} repeats (medians)")
+    dtype = str(next(tagger.mlm.model.parameters()).dtype).replace("torch.", "")
+    print(f"{len(texts)} CoNLL-2003 dev sentences, {n_spans} spans ({len(inputs)} masked inputs, "
+          f"{cache.misses} distinct), model {tagger.mlm.name}, top-{k}, {torch.get_num_threads()} threads, "
+          f"{args.repeats} repeats (medians)")
+    print(f"  batched: {dtype}, {args.batch_size} documents per batch, {tagger.mlm.max_batch_tokens} tokens per "
+          f"forward pass; naive: float32, fill-mask pipeline per masked input")
     for name in ("batched", "naive"):
         print(f"  {name:8s} {med[name]:8.2f} s  {n_spans / med[name]:8.1f} spans/s  {len(texts) / med[name]:7.1f} sentences/s")
     print(f"  speed-up: {med['naive'] / med['batched']:.1f}x")
     print("  batched time: " + ", ".join(f"{k} {statistics.median(b[k] for b in breakdown):.2f} s" for k in breakdown[0]))
+    print(f"  batched ({dtype}) vs float32 tagger: " + agreement(cache, ref_cache, results, ref_results, n_spans))
 
 
 if __name__ == "__main__":

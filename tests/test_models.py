@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from uner.models import MaskedLM, ModelNotFoundError, head_logits, resolve_model
+from uner.models import MaskedLM, ModelNotFoundError, cpu_has_bf16, head_logits, resolve_dtype, resolve_model
 
 TEXTS = [
     "paris is the [MASK] of france .",
@@ -125,3 +125,56 @@ def test_folder_without_config_is_rejected(tmp_path):
 
 def test_loads_from_folder_by_path(tiny_model_dir):
     assert resolve_model(tiny_model_dir) == str(tiny_model_dir)
+
+
+def test_duplicate_texts_run_once_with_the_same_predictions(tiny_model_dir):
+    mlm = MaskedLM.from_pretrained(tiny_model_dir, device="cpu", dtype="float32")
+    encode, seen = mlm.encode, []
+    mlm.encode = lambda texts: seen.append(list(texts)) or encode(texts)
+    doubled = mlm.top_k(TEXTS + TEXTS[::-1], k=5)
+    assert seen == [TEXTS]  # each distinct text encoded (and run) once
+    single = mlm.top_k(TEXTS, k=5)
+    for got, want in zip(doubled, single + single[::-1]):
+        assert [p.ids.tolist() for p in got] == [p.ids.tolist() for p in want]
+        for pg, pw in zip(got, want):
+            np.testing.assert_allclose(pg.logits, pw.logits, rtol=1e-5, atol=1e-5)
+
+
+def test_dtype_names_and_auto():
+    assert resolve_dtype(None, "cpu") == torch.float32 and resolve_dtype(None, "cuda") == torch.float16
+    assert resolve_dtype("auto", "cpu") == (torch.bfloat16 if cpu_has_bf16() else torch.float32)
+    assert resolve_dtype("auto", "cuda") == torch.float16
+    assert resolve_dtype("bfloat16", "cpu") == torch.bfloat16 and resolve_dtype(torch.float16, "cpu") == torch.float16
+    with pytest.raises(ValueError, match="dtype must be"):
+        resolve_dtype("int8", "cpu")
+
+
+def test_cpu_batches_are_small_by_default(tiny_model_dir):
+    mlm = MaskedLM.from_pretrained(tiny_model_dir, device="cpu")
+    assert mlm.max_batch_tokens == min(1024 * torch.get_num_threads(), 8192)
+    assert MaskedLM.from_pretrained(tiny_model_dir, device="cpu", max_batch_tokens=77).max_batch_tokens == 77
+
+
+PROBES = [
+    "paris is the capital of [MASK] .", "the [MASK] of france is paris .", "barack [MASK] was president .",
+    "he was treated with [MASK] for his headache .", "aspirin is a [MASK] .", "germany is a [MASK] .",
+    "toyota is a [MASK] .", "the [MASK] scored two goals in the second half .", "john smith is a [MASK] .",
+    "the river [MASK] flows through london .", "she works as a [MASK] in the hospital .",
+    "the company reported a [MASK] in quarterly profits .", "diabetes is a [MASK] .", "[MASK] is a city .",
+    "the patient developed [MASK] after the surgery .", "the [MASK] won the election in november .",
+    "tokyo is the largest city in [MASK] .", "the gene encodes a [MASK] involved in cell division .",
+    "shares of [MASK] rose 3 percent on monday .", "manchester united beat [MASK] 2 - 1 .",
+    "the [MASK] was signed in geneva .", "insulin is used to treat [MASK] .", "cnn is a [MASK] .",
+    "the minister met the [MASK] of china .",
+]
+
+
+def test_bfloat16_agrees_with_float32_on_the_shipped_model():
+    """The tagger's default on bf16 CPUs: top-1 and top-20 at the masks stay those of float32 for most masks."""
+    fp32 = MaskedLM.from_pretrained(device="cpu", dtype="float32").top_k(PROBES, k=20)
+    bf16 = MaskedLM.from_pretrained(device="cpu", dtype="bfloat16").top_k(PROBES, k=20)
+    a, b = [p[0] for p in fp32], [p[0] for p in bf16]
+    top1 = np.mean([x.ids[0] == y.ids[0] for x, y in zip(a, b)])
+    overlap = np.mean([len(set(x.ids) & set(y.ids)) / 20 for x, y in zip(a, b)])
+    assert top1 >= 0.85 and overlap >= 0.9, (top1, overlap)
+    np.testing.assert_allclose([x.logits[0] for x in a], [y.logits[0] for y in b], rtol=0.05, atol=0.3)

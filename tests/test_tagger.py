@@ -8,10 +8,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 from tests.test_cli import uner
 from uner.labels import LabelTable, load_types
-from uner.tagger import Tagger, TaggerConfig
+from uner.models import MaskedLM
+from uner.tagger import PredictionCache, Tagger, TaggerConfig
 
 TYPES = Path(__file__).resolve().parents[1] / "labels" / "uner-minilm-l6" / "types.yaml"
 TEXTS = [
@@ -153,3 +155,64 @@ def test_ensemble_combines_members_per_span(tiny, tmp_path):
     assert {e.type for e in leaning_body} == {"BODY_PART_OR_ORGAN_COMPONENT"}
     assert {e.subtype for e in leaning_body} == {"CELL"}
     assert [e.to_dict() for e in next(Ensemble([person]).tag(text))] == [e.to_dict() for e in next(person.tag(text))]
+
+
+def _inputs(tagger: Tagger, texts: list[str]) -> list[str]:
+    return [x for d in tagger.nlp.pipe(texts) for sp in tagger.spans_for_doc(d)
+            for x in tagger.masked_inputs(d.text, [sp])]
+
+
+def test_cache_gives_the_entities_of_no_cache(tiny):
+    tagger = Tagger.from_pretrained(str(tiny[0]), tiny[1], device="cpu", dtype="float32")
+    texts = TEXTS * 3 + ["Paris is big .", "Obama visited Paris with Toyota ."]
+    fresh = [[e.to_dict(True) for e in next(tagger.tag([t], explain=True, cache=PredictionCache()))] for t in texts]
+    for cache in (PredictionCache(), PredictionCache(max_entries=3)):
+        got = [[e.to_dict(True) for e in ents] for ents in tagger.tag(texts, batch_size=2, explain=True, cache=cache)]
+        assert got == fresh
+    inputs = _inputs(tagger, texts)
+    assert cache.misses > len(set(inputs))  # the small cache forgot and recomputed
+    assert len(cache.entries) <= 3
+    cache = PredictionCache()
+    list(tagger.tag(texts, batch_size=2, cache=cache))
+    assert cache.misses == len(set(inputs)) and cache.hits == len(inputs) - len(set(inputs)) > 0
+
+
+def test_cache_keeps_models_apart(tiny):
+    tagger = Tagger.from_pretrained(str(tiny[0]), tiny[1], device="cpu", dtype="float32")
+    import copy
+
+    model = copy.deepcopy(tagger.mlm.model)
+    with torch.no_grad():
+        model.get_output_embeddings().bias[7] += 100.0  # the other model always predicts term 7 first
+    other = MaskedLM(model, tagger.mlm.tokenizer)
+    texts = _inputs(tagger, TEXTS[:1])
+    cache = PredictionCache()
+    a_ids, _ = cache.top_k(tagger.mlm, texts, 5)
+    b_ids, _ = cache.top_k(other, texts, 5)
+    c_ids, _ = cache.top_k(tagger.mlm, texts, 3)
+    assert (b_ids[:, 0] == 7).all() and not (a_ids[:, 0] == 7).all()
+    assert a_ids.tolist() == [p[0].ids.tolist() for p in tagger.mlm.top_k(texts, k=5)]
+    assert c_ids.shape == (len(texts), 3) and c_ids.tolist() == a_ids[:, :3].tolist()
+
+
+NEWS = [
+    "Germany 's Bundesbank left interest rates unchanged on Thursday , a spokesman in Frankfurt said .",
+    "Manchester United beat Arsenal 2-1 at Old Trafford on Saturday .",
+    "President Bill Clinton met Russian President Boris Yeltsin in Moscow .",
+    "Shares of Toyota Motor Corp rose 3 percent in Tokyo after the company reported higher profits .",
+    "The patient was treated with aspirin for chronic migraine and hypertension .",
+    "Pakistan 's cricket team arrived in Sydney for a three-match series against Australia .",
+]
+
+
+def test_default_dtype_tags_like_float32_on_the_shipped_model():
+    fast = Tagger.from_pretrained(device="cpu")
+    ref = Tagger.from_pretrained(device="cpu", dtype="float32")
+    from uner.models import cpu_has_bf16
+
+    assert next(fast.mlm.model.parameters()).dtype == (torch.bfloat16 if cpu_has_bf16() else torch.float32)
+    a = [{(e.start, e.end): e.type for e in ents} for ents in fast.tag(NEWS)]
+    b = [{(e.start, e.end): e.type for e in ents} for ents in ref.tag(NEWS)]
+    n_spans = sum(len(fast.spans_for_doc(d)) for d in fast.nlp.pipe(NEWS))
+    differ = sum(x.get(k) != y.get(k) for x, y in zip(a, b) for k in set(x) | set(y))
+    assert n_spans >= 20 and 1 - differ / n_spans >= 0.9, (differ, n_spans)

@@ -7,6 +7,11 @@ together; each descriptor (a top-k prediction that is a whole word, not
 punctuation, not a stop descriptor) votes its label distribution weighted by its
 logit; label scores roll up into their types; CS and CI are normalised and added.
 The top type wins unless it is a not-entity label (OTHER, UNTAGGED_ENTITY).
+
+Speed: ``Tagger.from_pretrained`` loads the model with ``dtype="auto"`` (bfloat16 on CPUs
+with native bf16: entity types agree with float32 on ~98-99 % of spans), and a run's
+identical masked inputs — the same span's CI input, repeated sentences — go through the
+model once (``PredictionCache``).
 """
 
 from __future__ import annotations
@@ -81,6 +86,36 @@ class LabelScorer:
         return np.divide(votes, total, out=np.zeros_like(votes), where=total > 0)
 
 
+class PredictionCache:
+    """Top-k predictions of masked inputs for one tagging run: each distinct (model, k, input) runs once.
+
+    ``tag`` and ``tag_records`` make one per call, so a run never reuses another run's predictions;
+    the oldest entries go once ``max_entries`` is passed.
+    """
+
+    def __init__(self, max_entries: int = 100_000) -> None:
+        self.max_entries = max_entries
+        self.entries: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        self.hits = self.misses = 0
+
+    def top_k(self, mlm: MaskedLM, texts: Sequence[str], k: int) -> tuple[np.ndarray, np.ndarray]:
+        """ids and logits (len(texts) × k) at the one mask of each text."""
+        keys = [(mlm, k, t) for t in texts]
+        missing = list(dict.fromkeys(key for key in keys if key not in self.entries))
+        self.misses += len(missing)
+        self.hits += len(keys) - len(missing)
+        if missing:
+            for key, preds in zip(missing, mlm.top_k([key[2] for key in missing], k=k)):
+                self.entries[key] = (preds[0].ids, preds[0].logits)
+        if not keys:
+            return np.zeros((0, k), dtype=np.int64), np.zeros((0, k), dtype=np.float32)
+        ids = np.stack([self.entries[key][0] for key in keys])
+        logits = np.stack([self.entries[key][1] for key in keys])
+        for old in list(self.entries)[: max(0, len(self.entries) - self.max_entries)]:
+            del self.entries[old]
+        return ids, logits
+
+
 @dataclass
 class TaggerConfig:
     """Tagging options (validated at construction)."""
@@ -114,7 +149,12 @@ class Tagger:
     def from_pretrained(cls, model: str | None = None, labels: str | Path | None = None, *,
                         spacy_model: str | None = None, config: TaggerConfig | None = None,
                         stop_descriptors: str | Path | None = None, **mlm_kwargs) -> Tagger:
-        """The embedded model and its shipped labels by default; any model folder with its labels folder."""
+        """The embedded model and its shipped labels by default; any model folder with its labels folder.
+
+        ``mlm_kwargs`` go to ``MaskedLM.from_pretrained``; ``dtype`` defaults to ``"auto"`` here
+        (bfloat16 on CPUs with native bf16, else float32; float16 on GPUs).
+        """
+        mlm_kwargs.setdefault("dtype", "auto")
         mlm = MaskedLM.from_pretrained(model, **mlm_kwargs)
         folder = Path(labels) if labels is not None else default_output_dir(mlm.name)
         if not (folder / "label_table.npz").is_file():
@@ -158,36 +198,41 @@ class Tagger:
 
     # ------------------------------------------------------------------ tagging
     def tag(self, texts: Iterable[str], spans: Iterable[list[tuple[int, int]] | None] | None = None, *,
-            batch_size: int = 64, explain: bool = False) -> Iterator[list[Entity]]:
+            batch_size: int = 64, explain: bool = False,
+            cache: PredictionCache | None = None) -> Iterator[list[Entity]]:
         """Entities for each text, in input order, streaming in batches of ``batch_size`` documents.
 
         ``spans`` gives, per text, character offsets of the spans to type (None: find candidates).
+        Predictions are shared across the batches of this call (or of ``cache``, when given).
         """
+        cache = cache if cache is not None else PredictionCache()
         given = iter(spans) if spans is not None else None
         batch: list[tuple[str, list[tuple[int, int]] | None]] = []
         for text in texts:
             batch.append((text, next(given) if given is not None else None))
             if len(batch) >= batch_size:
-                yield from self._tag_batch(batch, explain)
+                yield from self._tag_batch(batch, explain, cache)
                 batch = []
         if batch:
-            yield from self._tag_batch(batch, explain)
+            yield from self._tag_batch(batch, explain, cache)
 
     def spans_for_doc(self, doc, given: list[tuple[int, int]] | None = None) -> list[Span]:
         """Caller-given spans placed in their sentences, or the candidate spans of a parsed doc."""
         return given_spans(doc, given) if given is not None else candidate_spans(doc, self.config.span_tags)
 
-    def _tag_batch(self, batch: list[tuple[str, list | None]], explain: bool) -> list[list[Entity]]:
+    def _tag_batch(self, batch: list[tuple[str, list | None]], explain: bool,
+                   cache: PredictionCache | None = None) -> list[list[Entity]]:
         docs = list(self.nlp.pipe([t for t, _ in batch]))
-        return self.tag_parsed(docs, [self.spans_for_doc(d, g) for d, (_, g) in zip(docs, batch)], explain)
+        return self.tag_parsed(docs, [self.spans_for_doc(d, g) for d, (_, g) in zip(docs, batch)], explain, cache)
 
-    def tag_parsed(self, docs: Sequence, spans: Sequence[Sequence[Span]], explain: bool = False) -> list[list[Entity]]:
+    def tag_parsed(self, docs: Sequence, spans: Sequence[Sequence[Span]], explain: bool = False,
+                   cache: PredictionCache | None = None) -> list[list[Entity]]:
         """Type the given spans of already parsed docs (one model pass for all of them)."""
         texts = [d.text for d in docs]
         flat = [(text, sp) for text, doc_spans in zip(texts, spans) for sp in doc_spans]
         if not flat:
             return [[] for _ in docs]
-        scores = self.span_scores(flat)
+        scores = self.span_scores(flat, cache)
         out: list[list[Entity]] = []
         k = 0
         for text, doc_spans in zip(texts, spans):
@@ -200,13 +245,12 @@ class Tagger:
             out.append(ents)
         return out
 
-    def span_scores(self, spans: Sequence[tuple[str, Span]]) -> SpanScores:
-        """Label votes of (text, span) pairs: all CS and CI inputs through the model in one batch."""
+    def span_scores(self, spans: Sequence[tuple[str, Span]], cache: PredictionCache | None = None) -> SpanScores:
+        """Label votes of (text, span) pairs: all distinct CS and CI inputs through the model in one batch."""
         inputs = [s for text, sp in spans for s in self.masked_inputs(text, [sp])]
         per_span = int(self.config.use_cs) + int(self.config.use_ci)
-        preds = [p[0] for p in self.mlm.top_k(inputs, k=self.config.top_k)]
-        ids = np.stack([p.ids for p in preds])
-        logits = np.stack([p.logits for p in preds])
+        cache = cache if cache is not None else PredictionCache()
+        ids, logits = cache.top_k(self.mlm, inputs, self.config.top_k)
         votes = self.scorer.label_scores(ids, logits).reshape(len(spans), per_span, -1).mean(1)
         k = ids.shape[-1]
         return SpanScores(self.scorer.labels, self.scorer.type_names, self.scorer.rollup, self.scorer.not_entity,
@@ -260,9 +304,9 @@ class Ensemble(Tagger):
         self.mlm, self.types, self.config, self.scorer, self.nlp = (first.mlm, first.types, first.config,
                                                                       first.scorer, first.nlp)
 
-    def span_scores(self, spans: Sequence[tuple[str, Span]]) -> SpanScores:
+    def span_scores(self, spans: Sequence[tuple[str, Span]], cache: PredictionCache | None = None) -> SpanScores:
         """Each member's label votes mapped onto the union of label names, weighted and averaged."""
-        parts = [m.span_scores(spans) for m in self.members]
+        parts = [m.span_scores(spans, cache) for m in self.members]
         labels = list(dict.fromkeys(lab for p in parts for lab in p.labels))
         col = {lab: j for j, lab in enumerate(labels)}
         total = np.zeros((len(spans), len(labels)), dtype=np.float32)
@@ -288,17 +332,18 @@ def tag_records(tagger: Tagger, records: Iterable, *, inline: bool = False, batc
     from .spans import parse_inline
 
     pending: list[tuple[dict, str, list | None]] = []
+    cache = PredictionCache()  # repeated masked inputs run once per call
 
     def flush() -> Iterator[dict]:
         good = [(out, text, spans) for out, text, spans in pending if "error" not in out]
         try:
             results = list(tagger.tag([t for _, t, _ in good], [s for _, _, s in good], batch_size=len(good) or 1,
-                                      explain=explain))
+                                      explain=explain, cache=cache))
         except ValueError:  # one bad document must not sink the batch: redo one by one
             results = []
             for out, text, spans in good:
                 try:
-                    results.append(next(tagger.tag([text], [spans], explain=explain)))
+                    results.append(next(tagger.tag([text], [spans], explain=explain, cache=cache)))
                 except ValueError as exc:
                     out["error"] = f"line {out['id']}: {exc}"
                     results.append([])
