@@ -30,7 +30,7 @@ def fill(
 ) -> None:
     """Fill in the blanks: top-k predictions with logits (and entity types, when labels exist) at every [MASK]."""
     from .clustering import default_output_dir
-    from .labels import LabelTable, load_types
+    from .labels import LabelTable, load_types, term_types
     from .models import MaskedLM, ModelNotFoundError
 
     lines = list(texts or [])
@@ -53,12 +53,8 @@ def fill(
     folder = labels or default_output_dir(mlm.name)
     term_type: dict[int, str] = {}
     if (folder / "label_table.npz").is_file():
-        table, types = LabelTable.load(folder / "label_table.npz"), load_types(folder / "types.yaml")
-        needed = {int(i) for preds in results for p in preds for i in p.ids}
-        for i in needed:
-            row = table.dense_row(i)
-            if row.any():
-                term_type[i] = types.parent(table.labels[int(np.argmax(row))])
+        typed = term_types(LabelTable.load(folder / "label_table.npz"), load_types(folder / "types.yaml"))
+        term_type = {int(i): typed[i] for preds in results for p in preds for i in p.ids if typed[i] is not None}
     for text, preds in zip(lines, results):
         typer.echo(text)
         if not preds:
@@ -486,7 +482,7 @@ def tag(
     input_format: Annotated[Optional[str], typer.Option(help="txt | jsonl (default: from the extension; stdin: txt).")] = None,
     output_format: Annotated[Optional[str], typer.Option(help="jsonl | conll | html (default: from the extension).")] = None,
     batch_size: Annotated[int, typer.Option(min=1, help="Documents per model batch.")] = 64,
-    top_k: Annotated[int, typer.Option(min=1)] = 20,
+    top_k: Annotated[Optional[int], typer.Option(min=1, help="Descriptors per masked input (default: the tagger's, 10).")] = None,
     inline: Annotated[bool, typer.Option(help="Type only the spans marked term:__entity__ in the text.")] = False,
     explain: Annotated[bool, typer.Option(help="Add the descriptors that voted, with logits and labels.")] = False,
     resume: Annotated[bool, typer.Option(help="Continue an interrupted run of the same command.")] = False,
@@ -494,12 +490,14 @@ def tag(
     workers: Annotated[int, typer.Option(min=1, help="Worker processes, each with its own copy of the model.")] = 1,
     dtype: Annotated[str, typer.Option(help="Model weights: auto (bfloat16 on CPUs with native bf16, float16 on "
                                             "GPUs, else float32) | float32 | bfloat16 | float16.")] = "auto",
+    threads: Annotated[Optional[int], typer.Option(min=1, help="Torch threads per process (default: torch's).")] = None,
 ) -> None:
     """Tag entities: one output record per input line, in order; bad lines get an error field."""
     import itertools
     import json
 
     from .io import InputError, bio_tags, html_page, read_records, resume_point
+    from .models import ModelNotFoundError
     from .tagger import Tagger, TaggerConfig, tag_records, tag_records_parallel
 
     fmt = output_format or next((f for f in ("jsonl", "conll", "html") if out.endswith("." + f)), "jsonl")
@@ -509,11 +507,17 @@ def tag(
         fail(f"{input}: no such file")
     if resume and (out == "-" or fmt != "jsonl"):
         fail("--resume needs a .jsonl output file")
-    try:
-        tagger = Tagger.from_pretrained(model, labels, config=TaggerConfig(top_k=top_k), stop_descriptors=stop_descriptors,
-                                        dtype=dtype)
+    config = TaggerConfig(top_k=top_k) if top_k else TaggerConfig()
+    tagger_kwargs = {"model": model, "labels": labels, "config": config, "stop_descriptors": stop_descriptors,
+                     "dtype": dtype, "threads": threads}
+    try:  # with workers, only they load the model; the parent just reads, orders and writes
+        tagger = Tagger.from_pretrained(**tagger_kwargs) if workers == 1 else None
+        if tagger is None:  # fail here, not in every worker, when the model cannot be found
+            from .models import resolve_model
+
+            resolve_model(model)
         records = read_records(input, input_format or ("txt" if input == "-" else None), keep_bad=True)
-    except (OSError, ValueError, InputError) as exc:
+    except (OSError, ValueError, InputError, ModelNotFoundError) as exc:
         fail(str(exc))
     partial = Path(out + ".partial") if out != "-" else None
     done = resume_point(partial) if resume and partial else 0
@@ -523,9 +527,8 @@ def tag(
 
     todo = itertools.islice(records, done, None)
     if workers > 1:
-        kwargs = {"model": model, "labels": labels, "config": TaggerConfig(top_k=top_k),
-                  "stop_descriptors": stop_descriptors, "dtype": dtype}
-        results = tag_records_parallel(todo, workers, kwargs, inline=inline, batch_size=batch_size, explain=explain)
+        results = tag_records_parallel(todo, workers, tagger_kwargs, inline=inline, batch_size=batch_size,
+                                       explain=explain)
     else:
         results = tag_records(tagger, todo, inline=inline, batch_size=batch_size, explain=explain)
     errors = 0
@@ -545,9 +548,12 @@ def tag(
         if fmt == "html":
             text = html_page(recs)
         else:
+            from .spans import load_spacy
+
+            tokenizer = tagger.nlp if tagger is not None else load_spacy()
             lines = []
             for rec in recs:
-                doc = tagger.nlp.make_doc(rec["text"])
+                doc = tokenizer.make_doc(rec["text"])
                 toks = [(t.idx, t.idx + len(t.text)) for t in doc if not t.is_space]
                 words = [t.text for t in doc if not t.is_space]
                 lines += [f"{w}\t{t}" for w, t in zip(words, bio_tags(toks, rec["entities"]))] + [""]
@@ -680,7 +686,7 @@ def synonyms(
     from .corpus import read_paragraphs
     from .graph import GRAPH_FILE, NeighbourGraph
     from .io import atomic_path
-    from .labels import LabelTable, load_types
+    from .labels import LabelTable, load_types, term_types
     from .models import DEFAULT_MODEL
     from .synonyms import co_predictions, contexts
     from .synonyms import synonyms as rank
@@ -691,11 +697,8 @@ def synonyms(
     g = NeighbourGraph.load(folder)
     words = list(terms or [])
     if of_type:
-        table, types = LabelTable.load(folder / "label_table.npz"), load_types(folder / "types.yaml")
-        dense = table.dense()
-        best = dense.argmax(1)
-        words += [g.vocab[i] for i in np.flatnonzero(dense.any(1))
-                  if types.parent(table.labels[best[i]]) == of_type and not g.vocab[i].startswith("##")]
+        typed = term_types(LabelTable.load(folder / "label_table.npz"), load_types(folder / "types.yaml"))
+        words += [t for t, ty in zip(g.vocab, typed) if ty == of_type and not t.startswith("##")]
     if not words:
         fail("give terms or --type")
     texts = [p for p in read_paragraphs(corpus) if p] if corpus else []
@@ -820,19 +823,23 @@ def labels_bootstrap(folder: LabelsDir = None, seeds: SeedsOpt = None, model: Mo
 @labels_app.command("compile")
 def labels_compile(folder: LabelsDir = None, seeds: SeedsOpt = None, model: ModelOpt = None,
                    neighbours: Annotated[int, typer.Option(help="Labelled neighbours per neighbourhood.")] = 20) -> None:
-    """Propagate confirmed cluster labels and seeds over the neighbourhoods into label_table.npz."""
+    """Propagate confirmed cluster labels, seeds and the folder's terms.tsv over the neighbourhoods into label_table.npz."""
     from .clustering import special_mask
     from .labels import compile_table
 
     folder = _labels_dir(folder)
     types, doc, vocab = _load_labels(folder, model)
+    terms = _seeds([folder / "terms.tsv"], types) if (folder / "terms.tsv").is_file() else {}
+    seed_terms = _seeds(seeds, types)
     mlm = _load_mlm(model or doc.get("model"))
     special = special_mask(vocab, mlm.tokenizer.all_special_tokens)
-    table, seed_mat = compile_table(vocab, mlm.word_embeddings(), types, doc["clusters"], _seeds(seeds, types),
-                                    special, want=neighbours)
+    table, seed_mat = compile_table(vocab, mlm.word_embeddings(), types, doc["clusters"], seed_terms,
+                                    special, want=neighbours, terms=terms)
     table.save(folder / "label_table.npz")
-    typer.echo(f"{int((seed_mat.sum(1) > 0).sum())} labelled terms -> {len(np.unique(table.rows))} after propagation "
-               f"-> {folder / 'label_table.npz'}")
+    confirmed = sum(e.get("status") == "confirmed" for e in doc["clusters"])
+    typer.echo(f"{confirmed} confirmed clusters, {len(seed_terms)} seed terms, {len(terms)} terms.tsv entries: "
+               f"{int((seed_mat.sum(1) > 0).sum())} labelled vocabulary terms -> {len(np.unique(table.rows))} "
+               f"after propagation -> {folder / 'label_table.npz'}")
 
 
 @labels_app.command("stats")

@@ -464,16 +464,18 @@ class Weighting:
     counts; 1: fully normalised), so types with long seed lists or many labelled clusters (PERSON,
     OTHER) do not win every term by sheer mass; ``sharpness`` is the power the counts are raised
     to before normalising each row (large → one-hot, like the reference's softmax over raw counts);
-    ``direct`` mixes in the term's own human/seed labels with that weight.
+    ``direct`` mixes in the term's own human/seed labels with that weight; ``not_entity`` scales the
+    not-entity labels (OTHER) against the entity types, trading precision for recall.
     """
 
-    normalise: float = 1.0
+    normalise: float = 0.5
     sharpness: float = 2.0
     direct: float = 0.5
+    not_entity: float = 0.1  # extra factor on the not-entity labels (OTHER…): below 1 tags more spans
 
     def __post_init__(self) -> None:
-        if not 0 <= self.normalise <= 1 or self.sharpness <= 0 or not 0 <= self.direct <= 1:
-            raise ValueError("normalise and direct must be in [0, 1], sharpness > 0")
+        if not 0 <= self.normalise <= 1 or self.sharpness <= 0 or not 0 <= self.direct <= 1 or self.not_entity <= 0:
+            raise ValueError("normalise and direct must be in [0, 1], sharpness and not_entity > 0")
 
 
 def _rows_normalised(x: np.ndarray) -> np.ndarray:
@@ -489,8 +491,9 @@ def term_distribution(table: LabelTable, types: TypeHierarchy, weighting: Weight
         type_strength: dict[str, float] = {}
         for j, t in enumerate(parent):
             type_strength[t] = type_strength.get(t, 0.0) + float(counts[:, j].sum())
-        scale = np.array([max(type_strength[t], 1.0) for t in parent]) ** -weighting.normalise
-        counts *= scale
+        counts *= np.array([max(type_strength[t], 1.0) for t in parent]) ** -weighting.normalise
+    if weighting.not_entity != 1:
+        counts[:, [j for j, lab in enumerate(table.labels) if types.parent(lab) in types.not_entity]] *= weighting.not_entity
     counts /= counts.max(1, keepdims=True).clip(min=1e-30)
     dist = _rows_normalised(counts ** weighting.sharpness)
     if weighting.direct and len(table.direct_rows):
@@ -501,8 +504,12 @@ def term_distribution(table: LabelTable, types: TypeHierarchy, weighting: Weight
 
 
 def label_matrix(vocab: Sequence[str], types: TypeHierarchy, clusters: Sequence[dict],
-                 seeds: dict[str, Counter]) -> np.ndarray:
-    """L: vocabulary × labels counts from confirmed cluster labels and seed terms (before propagation)."""
+                 seeds: dict[str, Counter], terms: dict[str, Counter] | None = None) -> np.ndarray:
+    """L: vocabulary × labels counts from confirmed cluster labels and seed terms (before propagation).
+
+    ``terms`` are per-term human labels (the labels folder's ``terms.tsv``): a listed term's row is
+    replaced by its own labels, since a decision about one word beats the clusters it happens to be in.
+    """
     labels = types.labels
     col = {lab: j for j, lab in enumerate(labels)}
     index = {t: i for i, t in enumerate(vocab)}
@@ -516,6 +523,10 @@ def label_matrix(vocab: Sequence[str], types: TypeHierarchy, clusters: Sequence[
                 if m in index:
                     mat[index[m], j] += 1
     for i, counts in seed_vocab_matches(seeds, vocab).items():
+        for lab, c in counts.items():
+            mat[i, col[lab]] += c
+    for i, counts in seed_vocab_matches(terms or {}, vocab).items():
+        mat[i] = 0
         for lab, c in counts.items():
             mat[i, col[lab]] += c
     return mat
@@ -565,11 +576,23 @@ def labelled_neighbourhoods(embeddings: np.ndarray, labelled: np.ndarray, specia
 
 def compile_table(vocab: Sequence[str], embeddings: np.ndarray, types: TypeHierarchy, clusters: Sequence[dict],
                   seeds: dict[str, Counter], special: np.ndarray, want: int = 20,
-                  min_cos: float = 0.2) -> tuple[LabelTable, np.ndarray]:
+                  min_cos: float = 0.2, terms: dict[str, Counter] | None = None) -> tuple[LabelTable, np.ndarray]:
     """The propagated label table and the unpropagated label matrix L."""
-    mat = label_matrix(vocab, types, clusters, seeds)
+    mat = label_matrix(vocab, types, clusters, seeds, terms)
     hoods = labelled_neighbourhoods(embeddings, mat.sum(1) > 0, special, want, min_cos)
     return LabelTable.from_dense(types.labels, propagate(mat, hoods), mat), mat
+
+
+def term_types(table: LabelTable, types: TypeHierarchy, weighting: Weighting = Weighting()) -> list[str | None]:
+    """Each vocabulary term's strongest type as the tagger sees it (None for an unlabelled term)."""
+    dist = term_distribution(table, types, weighting)
+    parents = [types.parent(lab) for lab in table.labels]
+    rollup = np.zeros((len(parents), len(set(parents))), dtype=np.float32)
+    names = list(dict.fromkeys(parents))
+    rollup[np.arange(len(parents)), [names.index(t) for t in parents]] = 1
+    typed = dist @ rollup
+    best = typed.argmax(1)
+    return [names[b] if typed[i, b] > 0 else None for i, b in enumerate(best)]
 
 
 def label_stats(types: TypeHierarchy, table: LabelTable, weighting: Weighting = Weighting()) -> list[dict]:

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from .clustering import default_output_dir
-from .labels import LabelTable, TypeHierarchy, load_types
+from .labels import LabelTable, TypeHierarchy, Weighting, load_types, term_distribution
 from .models import MaskedLM
 from .spans import SPAN_TAGS, Span, candidate_spans, given_spans, load_spacy
 
@@ -57,15 +57,10 @@ class LabelScorer:
     """The label table as matrices, built once: descriptor → label distribution, label → type."""
 
     def __init__(self, table: LabelTable, types: TypeHierarchy, vocab: Sequence[str],
-                 stop_descriptors: Iterable[str] = ()) -> None:
+                 stop_descriptors: Iterable[str] = (), weighting: Weighting = Weighting()) -> None:
         if table.vocab_size != len(vocab):
             raise ValueError(f"label table is for a vocabulary of {table.vocab_size}, the model has {len(vocab)}")
-        counts = table.dense()
-        has = counts > 0
-        z = np.where(has, counts - np.where(has, counts, -np.inf).max(1, keepdims=True), -np.inf)
-        with np.errstate(invalid="ignore"):
-            e = np.where(has, np.exp(z), 0.0)
-            self.dist = np.nan_to_num(e / e.sum(1, keepdims=True)).astype(np.float32)  # softmax over held labels
+        self.dist = term_distribution(table, types, weighting)
         self.labels = table.labels
         self.type_names = list(dict.fromkeys(types.parent(lab) for lab in table.labels))
         tcol = {t: j for j, t in enumerate(self.type_names)}
@@ -120,16 +115,21 @@ class PredictionCache:
 class TaggerConfig:
     """Tagging options (validated at construction)."""
 
-    top_k: int = 20
+    top_k: int = 10
     ci_template: str = "{span} is a {mask} ."
     use_cs: bool = True
     use_ci: bool = True
     span_tags: frozenset[str] = SPAN_TAGS
     max_context_words: int = 200
+    cs_weight: float = 0.3  # share of the context-dependent votes when both inputs are used (CI gets the rest)
+    min_score: float = 0.3  # a span is an entity only when its top type's share of the votes exceeds this
+    weighting: Weighting = Weighting()
 
     def __post_init__(self) -> None:
         if not (self.use_cs or self.use_ci):
             raise ValueError("at least one of the context-dependent or context-independent inputs is needed")
+        if not 0 <= self.cs_weight <= 1 or not 0 <= self.min_score < 1:
+            raise ValueError("cs_weight must be in [0, 1] and min_score in [0, 1)")
         if "{span}" not in self.ci_template or "{mask}" not in self.ci_template:
             raise ValueError("ci_template needs {span} and {mask}")
 
@@ -142,7 +142,8 @@ class Tagger:
         self.mlm = mlm
         self.types = types
         self.config = config or TaggerConfig()
-        self.scorer = LabelScorer(table, types, mlm.vocab, stop_descriptors)
+        self.table = table
+        self.scorer = LabelScorer(table, types, mlm.vocab, stop_descriptors, self.config.weighting)
         self.nlp = nlp if nlp is not None else load_spacy()
 
     @classmethod
@@ -251,10 +252,13 @@ class Tagger:
         per_span = int(self.config.use_cs) + int(self.config.use_ci)
         cache = cache if cache is not None else PredictionCache()
         ids, logits = cache.top_k(self.mlm, inputs, self.config.top_k)
-        votes = self.scorer.label_scores(ids, logits).reshape(len(spans), per_span, -1).mean(1)
+        votes = self.scorer.label_scores(ids, logits).reshape(len(spans), per_span, -1)
+        share = np.array([self.config.cs_weight, 1 - self.config.cs_weight] if per_span == 2 else [1.0], np.float32)
+        votes = np.einsum("spl,p->sl", votes, share)
         k = ids.shape[-1]
         return SpanScores(self.scorer.labels, self.scorer.type_names, self.scorer.rollup, self.scorer.not_entity,
-                          votes, ids.reshape(len(spans), per_span, k), logits.reshape(len(spans), per_span, k))
+                          votes, ids.reshape(len(spans), per_span, k), logits.reshape(len(spans), per_span, k),
+                          self.config.min_score)
 
     def explain(self, ids: np.ndarray, logits: np.ndarray) -> list[list[dict]]:
         """The usable descriptors of each input with their logits and strongest label."""
@@ -276,12 +280,14 @@ class SpanScores:
     label_scores: np.ndarray
     ids: np.ndarray
     logits: np.ndarray
+    min_score: float = 0.0
 
     def entity(self, k: int, text: str, span: Span, explainer: Tagger | None = None) -> Entity | None:
-        """The entity for span ``k``, or None when its top type is a not-entity label or nothing voted."""
+        """The entity for span ``k``, or None when its top type is a not-entity label, nothing voted, or the
+        top type's share is at most ``min_score``."""
         type_row = self.label_scores[k] @ self.rollup
         best = int(np.argmax(type_row))
-        if type_row[best] <= 0 or best in self.not_entity:
+        if type_row[best] <= max(self.min_score, 0.0) or best in self.not_entity:
             return None
         members = np.flatnonzero(self.rollup[:, best])
         subtype = self.labels[int(members[np.argmax(self.label_scores[k, members])])]
@@ -319,7 +325,8 @@ class Ensemble(Tagger):
         for j, lab in enumerate(labels):
             rollup[j, type_names.index(parent[lab])] = 1.0
         not_entity = {type_names.index(t) for m in self.members for t in m.types.not_entity if t in type_names}
-        return SpanScores(labels, type_names, rollup, not_entity, total, parts[0].ids, parts[0].logits)
+        return SpanScores(labels, type_names, rollup, not_entity, total, parts[0].ids, parts[0].logits,
+                          parts[0].min_score)
 
 
 def tag_records(tagger: Tagger, records: Iterable, *, inline: bool = False, batch_size: int = 64,
