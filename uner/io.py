@@ -133,8 +133,9 @@ def bio_tags(tokens: list[tuple[int, int]], entities: list[dict]) -> list[str]:
     return tags
 
 
-def html_page(records: list[dict], title: str = "uner entities") -> str:
-    """A self-contained HTML page with the entities of each record highlighted."""
+def html_fragment(records: list[dict]) -> str:
+    """The records with their entities highlighted, as one ``<div class="uner">`` with its own scoped style
+    (for embedding, e.g. in a notebook; ``html_page`` wraps it in a page)."""
     import html
 
     palette = ["#7aecec", "#bfeeb7", "#feca74", "#ff9561", "#aa9cfc", "#c887fb", "#9cc9cc", "#ffeb80", "#e4e7d2"]
@@ -152,8 +153,16 @@ def html_page(records: list[dict], title: str = "uner entities") -> str:
         parts.append(html.escape(text[pos:]))
         err = f'<p class="err">{html.escape(rec["error"])}</p>' if rec.get("error") else ""
         body.append(f'<div class="doc"><span class="id">{html.escape(str(rec.get("id", "")))}</span> {"".join(parts)}{err}</div>')
-    style = ("body{font-family:sans-serif;line-height:2.2;max-width:60em;margin:2em auto}"
-             "mark{padding:.2em .35em;border-radius:.35em}.t{font-size:.65em;font-weight:bold;margin-left:.4em}"
-             ".doc{border-bottom:1px solid #ddd;padding:.5em 0}.id{color:#999;font-size:.8em}.err{color:#b00}")
+    style = (".uner{font-family:sans-serif;line-height:2.2}"
+             ".uner mark{padding:.2em .35em;border-radius:.35em}.uner .t{font-size:.65em;font-weight:bold;margin-left:.4em}"
+             ".uner .doc{border-bottom:1px solid #ddd;padding:.5em 0}.uner .id{color:#999;font-size:.8em}.uner .err{color:#b00}")
+    return f'<div class="uner"><style>{style}</style>{"".join(body)}</div>'
+
+
+def html_page(records: list[dict], title: str = "uner entities") -> str:
+    """A self-contained HTML page with the entities of each record highlighted."""
+    import html
+
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            f"<style>{style}</style></head><body>{''.join(body)}</body></html>\n")
+            "<style>body{max-width:60em;margin:2em auto}</style></head>"
+            f"<body>{html_fragment(records)}</body></html>\n")
