@@ -48,6 +48,9 @@ def test_filters_and_summary(extractor):
     found = [t for ts in extractor.extract(sents) for t in ts]
     counts = dict(summarise(found))
     assert sum(n for (a, rel, b), n in counts.items() if rel == "live in") == 2
+    typed = dict(summarise(found, typed_only=True))
+    assert typed and all("OTHER" not in (a, b) and counts[(a, rel, b)] == n for (a, rel, b), n in typed.items())
+    assert any("OTHER" in (a, b) for a, _, b in counts)  # so the filter above had something to drop
     only = RelationExtractor(extractor.tagger, relations={"treat"})
     assert {t.relation for ts in only.extract(sents) for t in ts} == {"treat"}
 

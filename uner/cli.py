@@ -657,9 +657,14 @@ def relations(
         triples.extend(found)
         lines += [json.dumps({"id": rec.id, **t.to_dict()}, ensure_ascii=False) for t in found]
     if summary:
-        typer.echo(f"{len(triples)} triples from {len(recs)} documents; top patterns:")
-        for (t1, rel, t2), n in summarise(triples, top):
-            typer.echo(f"  {n:6d}  {t1} --{rel}--> {t2}")
+        typer.echo(f"{len(triples)} triples from {len(recs)} documents")
+        sections = [("top patterns between typed entities:", True)]
+        if untyped:
+            sections.append(("top patterns, untyped noun phrases (OTHER) included:", False))
+        for title, typed_only in sections:
+            typer.echo(title)
+            for (t1, rel, t2), n in summarise(triples, top, typed_only):
+                typer.echo(f"  {n:6d}  {t1} --{rel}--> {t2}")
         return
     if out == "-":
         typer.echo("\n".join(lines))

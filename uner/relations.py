@@ -183,6 +183,8 @@ class RelationExtractor:
         return out
 
 
-def summarise(triples: Iterable[Triple], top: int = 15) -> list[tuple[tuple[str, str, str], int]]:
-    """The most frequent (type1, relation, type2) patterns."""
-    return Counter((t.e1.type, t.relation, t.e2.type) for t in triples).most_common(top)
+def summarise(triples: Iterable[Triple], top: int = 15,
+              typed_only: bool = False) -> list[tuple[tuple[str, str, str], int]]:
+    """The most frequent (type1, relation, type2) patterns (``typed_only``: both arguments typed entities)."""
+    return Counter((t.e1.type, t.relation, t.e2.type) for t in triples
+                   if not typed_only or UNTYPED not in (t.e1.type, t.e2.type)).most_common(top)
