@@ -97,6 +97,12 @@ def test_broken_clusters_yaml_is_reported_with_file_and_line(label_dir, what, ol
     assert len(res.stderr.strip().splitlines()) == 1, res.stderr  # one problem, one line
 
 
+def test_terms_tsv_is_validated(label_dir):
+    (label_dir / "terms.tsv").write_text("# per-term labels\npresident\tPERSON\ncompany\tORGANISATION\n")
+    res = uner("labels", "validate", str(label_dir))
+    assert res.returncode == 2 and f"{label_dir / 'terms.tsv'}:3: unknown label 'ORGANISATION'" in res.stderr
+
+
 def test_nothing_is_written_when_validation_fails(label_dir):
     path = label_dir / "clusters.yaml"
     broken = path.read_text().replace("label: LOCATION", "label: LOCASHUN")

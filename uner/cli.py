@@ -806,11 +806,12 @@ def _seeds(paths: Optional[list[Path]], types):
 
 @labels_app.command("validate")
 def labels_validate(folder: LabelsDir = None, model: ModelOpt = None) -> None:
-    """Check types.yaml and clusters.yaml; every problem as FILE:LINE, exit 2 if any."""
+    """Check types.yaml, clusters.yaml and terms.tsv; every problem as FILE:LINE, exit 2 if any."""
     folder = _labels_dir(folder)
-    _, doc, _ = _load_labels(folder, model)
+    types, doc, _ = _load_labels(folder, model)
+    terms = _seeds([folder / "terms.tsv"], types) if (folder / "terms.tsv").is_file() else {}
     confirmed = sum(e.get("status") == "confirmed" for e in doc["clusters"])
-    typer.echo(f"{folder}: ok ({len(doc['clusters'])} clusters, {confirmed} confirmed)")
+    typer.echo(f"{folder}: ok ({len(doc['clusters'])} clusters, {confirmed} confirmed, {len(terms)} terms.tsv entries)")
 
 
 @labels_app.command("bootstrap")
