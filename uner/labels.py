@@ -350,47 +350,57 @@ def dump_clusters(path: str | os.PathLike, doc: dict) -> None:
 def carry_labels(old: Sequence[dict], new: list[dict], min_overlap: float = 0.5) -> list[str]:
     """Move human fields from old clusters to new ones by member overlap; return a report.
 
-    An old cluster's human fields go to every new cluster that holds at least ``min_overlap``
-    of the new cluster's members from it, or, failing that, to the new cluster sharing the most
-    members. A new cluster that would receive different labels is left unlabelled and reported
-    as a conflict; an old labelled cluster that reaches no new cluster is reported as lost.
+    Each term votes with the human decision (label, status, note) of the first reviewed old cluster
+    that holds it (clusters are numbered in picking order, so that is the cluster that picked it).
+    A new cluster takes the decision of more than ``min_overlap`` of its voting members (two or
+    more); when they disagree with no such majority it is left for review and reported as a
+    conflict. Splits (one old cluster's decision reaching several new clusters, two or more of its
+    terms each), merges (several old clusters agreeing on one new cluster) and old reviewed clusters
+    none of whose members survive (lost) are reported too.
     """
-    index: dict[str, set[int]] = {}
-    for j, e in enumerate(new):
-        for m in e["members"]:
-            index.setdefault(m, set()).add(j)
-    incoming: dict[int, list[dict]] = {}
-    report: list[str] = []
-    for o in old:
-        if not (cluster_labels(o) or o.get("status", "suggested") != "suggested" or o.get("note")):
+    def reviewed(o: dict) -> bool:
+        return bool(cluster_labels(o) or o.get("status", "suggested") != "suggested" or o.get("note"))
+
+    def decision(o: dict) -> tuple:
+        return tuple(sorted(cluster_labels(o))), o.get("status", "suggested")
+
+    def show(d: tuple) -> str:
+        return f"{list(d[0]) or '-'}/{d[1]}"
+
+    owner: dict[str, dict] = {}
+    for o in sorted((o for o in old if reviewed(o)), key=lambda o: o["id"]):
+        for m in o["members"]:
+            owner.setdefault(m, o)
+    present = {m for e in new for m in e["members"]}
+    report: list[str] = [f"lost: old cluster {o['id']} ({o['pivot']}) shares no member with the new clusters"
+                         for o in old if reviewed(o) and not present.intersection(o["members"])]
+    reached: dict[int, list[int]] = {}
+    for e in new:
+        voters = [owner[m] for m in e["members"] if m in owner]
+        votes = Counter(decision(o) for o in voters)
+        if not votes:
             continue
-        shared = Counter(j for m in o["members"] for j in index.get(m, ()))
-        if not shared:
-            report.append(f"lost: old cluster {o['id']} ({o['pivot']}) shares no member with the new clusters")
-            continue
-        targets = [j for j, c in shared.items() if c >= min_overlap * len(new[j]["members"])]
-        targets = targets or [max(shared, key=lambda j: (shared[j], -j))]
+        (best, n), total = votes.most_common(1)[0], len(voters)
+        if n >= 2 and n > min_overlap * total:
+            by_source = Counter(o["id"] for o in voters if decision(o) == best)
+            src = next(o for o in voters if o["id"] == by_source.most_common(1)[0][0])
+            for key in HUMAN_KEYS:
+                if key in src:
+                    e[key] = src[key]
+            for oid, c in by_source.items():
+                if c >= 2:
+                    reached.setdefault(oid, []).append(e["id"])
+            if sum(c >= 2 for c in by_source.values()) > 1:
+                report.append(f"merge: new cluster {e['id']} ({e['pivot']}) <- old "
+                              f"{sorted(oid for oid, c in by_source.items() if c >= 2)} (same decision)")
+        elif len(votes) > 1:
+            tally = "; ".join(f"{show(d)} x{c}" for d, c in votes.most_common())
+            e["status"], e["note"] = "suggested", f"conflict: members were {tally}"
+            report.append(f"conflict: new cluster {e['id']} ({e['pivot']}) members were {tally} - left for review")
+    for oid, targets in sorted(reached.items()):
         if len(targets) > 1:
-            report.append(f"split: old cluster {o['id']} ({o['pivot']}) -> new {sorted(new[j]['id'] for j in targets)}")
-        for j in targets:
-            incoming.setdefault(j, []).append(o)
-    for j, sources in sorted(incoming.items()):
-        labels = {tuple(sorted(cluster_labels(o))) for o in sources}
-        statuses = {o.get("status") for o in sources}
-        if len(labels) > 1 or len(statuses) > 1:
-            report.append(f"conflict: new cluster {new[j]['id']} ({new[j]['pivot']}) gets "
-                          + "; ".join(f"{o['id']}:{cluster_labels(o)}/{o.get('status')}" for o in sources)
-                          + " - left for review")
-            new[j]["status"] = "suggested"
-            new[j]["note"] = "conflict: " + ", ".join(f"old {o['id']} {cluster_labels(o)}" for o in sources)
-            continue
-        src = sources[0]
-        for key in HUMAN_KEYS:
-            if key in src:
-                new[j][key] = src[key]
-        if len(sources) > 1:
-            report.append(f"merge: new cluster {new[j]['id']} ({new[j]['pivot']}) <- old "
-                          f"{[o['id'] for o in sources]} (same label)")
+            o = next(o for o in old if o["id"] == oid)
+            report.append(f"split: old cluster {oid} ({o['pivot']}) -> new {sorted(targets)}")
     return report
 
 
