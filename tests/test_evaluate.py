@@ -99,3 +99,9 @@ def test_eval_cli(tmp_path, tiny):
     conf = report["given_spans"]["confusion"]
     assert sum(conf.values()) == 2 and all(k.split(" -> ")[1] in ("PER", "LOC") for k in conf)
     assert 0 <= report["end_to_end"]["micro"]["f1"] <= 1
+    # an ensemble of the same model twice votes exactly like the model alone
+    both = uner("eval", str(gold), "--mapping", str(mapping), "--model", str(tiny[0]), "--labels", str(tiny[1]),
+                "--ensemble", f"{tiny[0]}:{tiny[1]}", "--report", str(tmp_path / "r2.json"))
+    assert both.returncode == 0, both.stderr
+    twice = json.loads((tmp_path / "r2.json").read_text())
+    assert twice["given_spans"] == report["given_spans"] and twice["end_to_end"] == report["end_to_end"]

@@ -579,6 +579,8 @@ def eval_command(
     labels: Annotated[Optional[Path], typer.Option(help="Labels folder (default: the model's).")] = None,
     errors: Annotated[Optional[Path], typer.Option(help="Write end-to-end errors here (JSONL).")] = None,
     report: Annotated[Optional[Path], typer.Option(help="Write the full report here (JSON).")] = None,
+    ensemble: Annotated[Optional[list[str]], typer.Option(
+        help="Another model to vote with, MODEL or MODEL:LABELS_DIR (repeatable; equal weights).")] = None,
 ) -> None:
     """Score the tagger on gold data: strict entity F1 end to end, token F1 with gold spans."""
     import json
@@ -586,7 +588,7 @@ def eval_command(
 
     from .evaluate import Mapping, evaluate
     from .io import atomic_path
-    from .tagger import Tagger
+    from .tagger import Ensemble, Tagger
 
     if not gold.is_file():
         fail(f"{gold}: no such file")
@@ -594,6 +596,9 @@ def eval_command(
     try:
         mapper = Mapping.load(mapping) if mapping else Mapping.for_file(gold)
         tagger = Tagger.from_pretrained(model, labels)
+        if ensemble:
+            members = [Tagger.from_pretrained(*(m.rsplit(":", 1) if ":" in m else (m, None))) for m in ensemble]
+            tagger = Ensemble([tagger, *members])
         result = evaluate(tagger, gold, mapper, mode, limit, errors)
     except (ValueError, OSError) as exc:
         fail(str(exc))
