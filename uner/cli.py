@@ -12,6 +12,7 @@ import typer
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Unsupervised NER with masked language models.")
 
 ModelOpt = Annotated[Optional[str], typer.Option("--model", "-m", help="Model folder, embedded name or hub id (default: the embedded model).")]
+LabelsOpt = Annotated[Optional[Path], typer.Option(help="Labels folder with label_table.npz (default: the model's).")]
 
 
 def fail(message: str, code: int = 2) -> None:
@@ -478,7 +479,7 @@ def tag(
     input: Annotated[str, typer.Argument(help=".txt (one document per line), .jsonl (text, optional id and spans) or - (stdin).")],
     out: Annotated[str, typer.Option("--out", "-o", help="Output file (.jsonl, .conll, .html) or - for stdout.")] = "-",
     model: ModelOpt = None,
-    labels: Annotated[Optional[Path], typer.Option(help="Labels folder with label_table.npz (default: the model's).")] = None,
+    labels: LabelsOpt = None,
     input_format: Annotated[Optional[str], typer.Option(help="txt | jsonl (default: from the extension; stdin: txt).")] = None,
     output_format: Annotated[Optional[str], typer.Option(help="jsonl | conll | html (default: from the extension).")] = None,
     batch_size: Annotated[int, typer.Option(min=1, help="Documents per model batch.")] = 64,
@@ -576,7 +577,7 @@ def eval_command(
     mode: Annotated[str, typer.Option(help="end-to-end | given-spans | both")] = "both",
     limit: Annotated[Optional[int], typer.Option(help="Only the first N sentences.")] = None,
     model: ModelOpt = None,
-    labels: Annotated[Optional[Path], typer.Option(help="Labels folder (default: the model's).")] = None,
+    labels: LabelsOpt = None,
     errors: Annotated[Optional[Path], typer.Option(help="Write end-to-end errors here (JSONL).")] = None,
     report: Annotated[Optional[Path], typer.Option(help="Write the full report here (JSON).")] = None,
     ensemble: Annotated[Optional[list[str]], typer.Option(
@@ -625,7 +626,7 @@ def relations(
     input: Annotated[str, typer.Argument(help=".txt (one document per line), .jsonl (text field) or - (stdin).")],
     out: Annotated[str, typer.Option("--out", "-o", help="Triples as JSONL (one line per triple), or - for stdout.")] = "-",
     model: ModelOpt = None,
-    labels: Annotated[Optional[Path], typer.Option(help="Labels folder (default: the model's).")] = None,
+    labels: LabelsOpt = None,
     input_format: Annotated[Optional[str], typer.Option(help="txt | jsonl")] = None,
     types: Annotated[Optional[str], typer.Option(help="Only these type pairs, e.g. DRUG:DISEASE,PERSON:ORGANIZATION.")] = None,
     only: Annotated[Optional[str], typer.Option("--relations", help="Only these relation words, comma-separated.")] = None,
