@@ -875,7 +875,7 @@ def labels_show(terms: Annotated[list[str], typer.Argument(help="One or more voc
     """Each term's entity vector: propagated counts, its own labels, and the type distribution it votes with."""
     from transformers import AutoTokenizer
 
-    from .labels import LabelTable, load_types, term_distribution
+    from .labels import LabelTable, load_types, term_distribution, type_rollup
     from .models import resolve_model
 
     folder = _labels_dir(folder)
@@ -887,7 +887,7 @@ def labels_show(terms: Annotated[list[str], typer.Argument(help="One or more voc
     if unknown:
         fail(f"not in the vocabulary: {', '.join(map(repr, unknown))}")
     dist, own = term_distribution(table, types), table.direct_dense()  # dist: what the tagger votes with
-    parents = [types.parent(lab) for lab in table.labels]
+    names, rollup = type_rollup([types.parent(lab) for lab in table.labels])
     for term in terms:
         i = vocab.get(term, vocab.get(term.lower()))
         row = table.dense_row(i)
@@ -898,11 +898,9 @@ def labels_show(terms: Annotated[list[str], typer.Argument(help="One or more voc
         typer.echo(f"{term}: " + "  ".join(f"{table.labels[j]} {row[j]:.0f}" for j in order if row[j] > 0))
         if own[i].any():
             typer.echo("  own labels: " + "  ".join(f"{table.labels[j]} {own[i, j]:.0f}" for j in np.flatnonzero(own[i])))
-        rolled: dict[str, float] = {}
-        for j, t in enumerate(parents):
-            rolled[t] = rolled.get(t, 0.0) + float(dist[i, j])
-        best = sorted(rolled.items(), key=lambda kv: -kv[1])[:top]
-        typer.echo("  votes as: " + "  ".join(f"{k} {v:.2f}" for k, v in best if v >= 0.005))
+        typed = dist[i] @ rollup
+        best = np.argsort(-typed, kind="stable")[:top]
+        typer.echo("  votes as: " + "  ".join(f"{names[j]} {typed[j]:.2f}" for j in best if typed[j] >= 0.005))
 
 
 def main() -> None:

@@ -488,6 +488,15 @@ class Weighting:
             raise ValueError("normalise and direct must be in [0, 1], sharpness and not_entity > 0")
 
 
+def type_rollup(parents: Sequence[str]) -> tuple[list[str], np.ndarray]:
+    """Type names (first-seen order) and the labels × types 0/1 matrix that sums label scores into types,
+    from each label's type (``parents[j]`` for label column j)."""
+    names = list(dict.fromkeys(parents))
+    rollup = np.zeros((len(parents), len(names)), dtype=np.float32)
+    rollup[np.arange(len(parents)), [names.index(t) for t in parents]] = 1.0
+    return names, rollup
+
+
 def _rows_normalised(x: np.ndarray) -> np.ndarray:
     total = x.sum(1, keepdims=True)
     return np.divide(x, total, out=np.zeros_like(x), where=total > 0)
@@ -497,11 +506,9 @@ def term_distribution(table: LabelTable, types: TypeHierarchy, weighting: Weight
     """Vocabulary × labels: each term's label distribution (rows sum to 1, or 0 for unlabelled terms)."""
     counts = table.dense().astype(np.float64)
     if weighting.normalise:
-        parent = [types.parent(lab) for lab in table.labels]
-        type_strength: dict[str, float] = {}
-        for j, t in enumerate(parent):
-            type_strength[t] = type_strength.get(t, 0.0) + float(counts[:, j].sum())
-        counts *= np.array([max(type_strength[t], 1.0) for t in parent]) ** -weighting.normalise
+        _, rollup = type_rollup([types.parent(lab) for lab in table.labels])
+        type_strength = rollup @ (counts.sum(0) @ rollup)  # each label column gets its type's total
+        counts *= np.maximum(type_strength, 1.0) ** -weighting.normalise
     if weighting.not_entity != 1:
         counts[:, [j for j, lab in enumerate(table.labels) if types.parent(lab) in types.not_entity]] *= weighting.not_entity
     counts /= counts.max(1, keepdims=True).clip(min=1e-30)
@@ -595,12 +602,8 @@ def compile_table(vocab: Sequence[str], embeddings: np.ndarray, types: TypeHiera
 
 def term_types(table: LabelTable, types: TypeHierarchy, weighting: Weighting = Weighting()) -> list[str | None]:
     """Each vocabulary term's strongest type as the tagger sees it (None for an unlabelled term)."""
-    dist = term_distribution(table, types, weighting)
-    parents = [types.parent(lab) for lab in table.labels]
-    rollup = np.zeros((len(parents), len(set(parents))), dtype=np.float32)
-    names = list(dict.fromkeys(parents))
-    rollup[np.arange(len(parents)), [names.index(t) for t in parents]] = 1
-    typed = dist @ rollup
+    names, rollup = type_rollup([types.parent(lab) for lab in table.labels])
+    typed = term_distribution(table, types, weighting) @ rollup
     best = typed.argmax(1)
     return [names[b] if typed[i, b] > 0 else None for i, b in enumerate(best)]
 

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from .clustering import default_output_dir
-from .labels import LabelTable, TypeHierarchy, Weighting, load_types, term_distribution
+from .labels import LabelTable, TypeHierarchy, Weighting, load_types, term_distribution, type_rollup
 from .models import MaskedLM
 from .spans import SPAN_TAGS, Span, candidate_spans, given_spans, load_spacy
 
@@ -62,12 +62,8 @@ class LabelScorer:
             raise ValueError(f"label table is for a vocabulary of {table.vocab_size}, the model has {len(vocab)}")
         self.dist = term_distribution(table, types, weighting)
         self.labels = table.labels
-        self.type_names = list(dict.fromkeys(types.parent(lab) for lab in table.labels))
-        tcol = {t: j for j, t in enumerate(self.type_names)}
-        self.rollup = np.zeros((len(self.labels), len(self.type_names)), dtype=np.float32)
-        for j, lab in enumerate(self.labels):
-            self.rollup[j, tcol[types.parent(lab)]] = 1.0
-        self.not_entity = {tcol[t] for t in types.not_entity if t in tcol}
+        self.type_names, self.rollup = type_rollup([types.parent(lab) for lab in table.labels])
+        self.not_entity = {self.type_names.index(t) for t in types.not_entity if t in self.type_names}
         stop = set(stop_descriptors)
         self.usable = np.array([not (t.startswith("##") or len(t) < 2 or t in PUNCT or t in stop
                                      or all(c in PUNCT for c in t) or re.fullmatch(r"\[.*\]|<.*>", t))
@@ -287,7 +283,7 @@ class SpanScores:
         top type's share is at most ``min_score``."""
         type_row = self.label_scores[k] @ self.rollup
         best = int(np.argmax(type_row))
-        if type_row[best] <= max(self.min_score, 0.0) or best in self.not_entity:
+        if type_row[best] <= self.min_score or best in self.not_entity:
             return None
         members = np.flatnonzero(self.rollup[:, best])
         subtype = self.labels[int(members[np.argmax(self.label_scores[k, members])])]
@@ -320,10 +316,7 @@ class Ensemble(Tagger):
             total[:, [col[lab] for lab in p.labels]] += w * p.label_scores
         total /= sum(self.weights)
         parent = {lab: m.types.parent(lab) for m in self.members for lab in m.scorer.labels}
-        type_names = list(dict.fromkeys(parent[lab] for lab in labels))
-        rollup = np.zeros((len(labels), len(type_names)), dtype=np.float32)
-        for j, lab in enumerate(labels):
-            rollup[j, type_names.index(parent[lab])] = 1.0
+        type_names, rollup = type_rollup([parent[lab] for lab in labels])
         not_entity = {type_names.index(t) for m in self.members for t in m.types.not_entity if t in type_names}
         return SpanScores(labels, type_names, rollup, not_entity, total, parts[0].ids, parts[0].logits,
                           parts[0].min_score)
