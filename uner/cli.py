@@ -95,6 +95,7 @@ def pretrain(
     seed: int = 0,
     device: Optional[str] = None,
     save_dtype: Annotated[str, typer.Option(help="dtype of the exported model: float32 | float16 | bfloat16")] = "float32",
+    bf16: Annotated[Optional[bool], typer.Option("--bf16/--no-bf16", help="bfloat16 autocast for training steps (default: on GPUs and on CPUs with native bf16).")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue from OUT/checkpoint.")] = False,
 ) -> None:
     """Train a masked LM (continue an encoder or start from scratch) on text files."""
@@ -112,7 +113,7 @@ def pretrain(
         layers=layers, hidden=hidden, heads=heads, intermediate=intermediate, max_len=max_len,
         batch_size=batch_size, lr=lr, head_lr=head_lr, warmup_steps=warmup_steps, schedule=schedule,
         max_steps=max_steps, max_time=max_time, whole_word=whole_word, nsp=nsp, head_init=head_init, eval_paragraphs=eval_paragraphs,
-        eval_every=eval_every, save_every=save_every, seed=seed, device=device, save_dtype=save_dtype,
+        eval_every=eval_every, save_every=save_every, seed=seed, device=device, save_dtype=save_dtype, bf16=bf16,
     )
     try:
         metrics = run(cfg, resume=resume)

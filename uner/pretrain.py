@@ -35,7 +35,7 @@ from transformers import (
 )
 
 from .corpus import Source, read_paragraphs
-from .models import head_logits, resolve_model
+from .models import cpu_has_bf16, head_logits, resolve_model
 
 
 @dataclass
@@ -72,6 +72,7 @@ class PretrainConfig:
     seed: int = 0
     device: str | None = None
     save_dtype: str = "float32"
+    bf16: bool | None = None  # bfloat16 autocast for training steps; None = on GPUs and CPUs with native bf16
     extra: dict = field(default_factory=dict)
 
 
@@ -469,7 +470,8 @@ def pretrain(cfg: PretrainConfig, *, resume: bool = False, progress: bool = True
     eval_set = build_eval_set(caches, tokenizer, cfg.max_len, cfg.mlm_prob, seed=1234)
 
     model.to(device).train()
-    amp = device.type == "cuda"
+    amp = device.type == "cuda"  # held-out evaluation: float32 on the CPU, so runs stay comparable
+    train_amp = cfg.bf16 if cfg.bf16 is not None else (amp or (device.type == "cpu" and cpu_has_bf16()))
     optimizer = torch.optim.AdamW(param_groups(model, cfg, fresh), lr=cfg.lr, betas=(0.9, 0.98), eps=1e-6,
                                   fused=device.type == "cuda")
     rng = np.random.default_rng(cfg.seed)
@@ -519,7 +521,7 @@ def pretrain(cfg: PretrainConfig, *, resume: bool = False, progress: bool = True
             inputs, labels = mask_tokens(batch["input_ids"], batch["attention_mask"], special, continuation,
                                          tokenizer.mask_token_id, len(tokenizer), cfg.mlm_prob, gen)
             batch["input_ids"] = inputs
-            with torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp):
+            with torch.autocast(device.type, dtype=torch.bfloat16, enabled=train_amp):
                 loss, nsp_loss = mlm_loss(model, batch, labels)
                 total = loss + nsp_loss if nsp_loss is not None else loss
             optimizer.zero_grad(set_to_none=True)
