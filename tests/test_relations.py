@@ -57,7 +57,8 @@ def test_filters_and_summary(extractor):
 
 def test_entity_guessing_groups_predictions_by_type(extractor):
     guesses = entity_guesses(extractor.tagger, ["paris is the capital of [MASK] ."])[0][0]
-    assert guesses and sum(guesses.values()) <= 1.0 + 1e-6  # probabilities of the top-k terms, summed by type
+    # probabilities of the top-k terms, summed by type; each value is rounded to 4 decimals
+    assert guesses and sum(guesses.values()) <= 1.0 + 5e-5 * len(guesses)
     assert next(iter(guesses)) == "LOCATION"
 
 

@@ -287,6 +287,20 @@ def mlm_loss(model: PreTrainedModel, batch: dict[str, torch.Tensor], labels: tor
     return loss, nsp_loss
 
 
+def train_step(model: PreTrainedModel, optimizer: torch.optim.Optimizer, batch: dict[str, torch.Tensor],
+               labels: torch.Tensor, bf16: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """One optimisation step (forward under optional bf16 autocast, backward, clip to 1.0, AdamW);
+    returns the detached MLM and NSP losses."""
+    with torch.autocast(labels.device.type, dtype=torch.bfloat16, enabled=bf16):
+        loss, nsp_loss = mlm_loss(model, batch, labels)
+        total = loss + nsp_loss if nsp_loss is not None else loss
+    optimizer.zero_grad(set_to_none=True)
+    total.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    optimizer.step()
+    return loss.detach(), None if nsp_loss is None else nsp_loss.detach()
+
+
 @torch.no_grad()
 def evaluate_mlm(model: PreTrainedModel, eval_set: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]],
                  device: torch.device, amp: bool) -> dict[str, float]:
@@ -521,13 +535,7 @@ def pretrain(cfg: PretrainConfig, *, resume: bool = False, progress: bool = True
             inputs, labels = mask_tokens(batch["input_ids"], batch["attention_mask"], special, continuation,
                                          tokenizer.mask_token_id, len(tokenizer), cfg.mlm_prob, gen)
             batch["input_ids"] = inputs
-            with torch.autocast(device.type, dtype=torch.bfloat16, enabled=train_amp):
-                loss, nsp_loss = mlm_loss(model, batch, labels)
-                total = loss + nsp_loss if nsp_loss is not None else loss
-            optimizer.zero_grad(set_to_none=True)
-            total.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
+            loss, nsp_loss = train_step(model, optimizer, batch, labels, train_amp)
             state["step"] += 1
             state["tokens"] += n_tokens
             state["elapsed"] += time.time() - t0
