@@ -1,8 +1,10 @@
 """Candidate entity spans from a spaCy parse (DESIGN.md §3.3), or given by the caller.
 
 A candidate is a maximal run of tokens inside one sentence whose PTB tag is in
-``SPAN_TAGS``; leading/trailing possessive markers and symbols are trimmed. Offsets are
-character offsets into the original text.
+``SPAN_TAGS``; leading/trailing possessive markers and symbols are trimmed, and a run is cut
+where a number meets a proper noun (results tables and datelines: "Chelsea 2 Leeds 0",
+"LONDON 1996-08-30" hold names, not one entity). Offsets are character offsets into the
+original text.
 """
 
 from __future__ import annotations
@@ -38,22 +40,40 @@ def load_spacy(name: str = DEFAULT_SPACY_MODEL):
 
 
 def candidate_spans(doc, tags: frozenset[str] = SPAN_TAGS) -> list[Span]:
-    """Maximal runs of tokens with a tag in ``tags``, per sentence, possessives trimmed at the edges."""
+    """Maximal runs of tokens with a tag in ``tags``, per sentence, cut between numbers and proper
+    nouns, possessives and symbols trimmed at the edges."""
     out = []
     for sent in doc.sents:
         run: list = []
         for tok in list(sent) + [None]:
             if tok is not None and tok.tag_ in tags and not tok.is_space:
+                if run and _number_meets_name(run[-1], tok):
+                    _close(run, sent, out)
+                    run = []
                 run.append(tok)
                 continue
-            while run and _edge_junk(run[0]):
-                run.pop(0)
-            while run and _edge_junk(run[-1]):
-                run.pop()
-            if run:
-                out.append(Span(run[0].idx, run[-1].idx + len(run[-1].text), sent.start_char, sent.end_char))
+            _close(run, sent, out)
             run = []
     return out
+
+
+def _close(run: list, sent, out: list[Span]) -> None:
+    """Trim a finished run's edges and append it to ``out`` when anything is left."""
+    while run and _edge_junk(run[0]):
+        run.pop(0)
+    while run and _edge_junk(run[-1]):
+        run.pop()
+    if run:
+        out.append(Span(run[0].idx, run[-1].idx + len(run[-1].text), sent.start_char, sent.end_char))
+
+
+_NAME_TAGS = frozenset({"NNP", "NNPS"})
+
+
+def _number_meets_name(prev, tok) -> bool:
+    """A cardinal number next to a proper noun, in either order."""
+    pair = {prev.tag_, tok.tag_}
+    return "CD" in pair and bool(pair & _NAME_TAGS)
 
 
 def _edge_junk(tok) -> bool:
