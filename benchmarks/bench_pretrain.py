@@ -20,7 +20,7 @@ from transformers import AutoModelForMaskedLM, AutoTokenizer
 
 from uner.corpus import read_paragraphs
 from uner.models import cpu_has_bf16, resolve_model
-from uner.pretrain import mask_tokens, train_step
+from uner.pretrain import mask_tokens, special_token_mask, train_step
 
 ROOT = Path(__file__).resolve().parents[1]
 CONLL_TRAIN = ROOT.parent / "shared/data/ner/conll2003/train.txt"
@@ -39,9 +39,7 @@ def main() -> None:
     paragraphs = [p for p in read_paragraphs(source) if len(p.split()) >= 8]
     texts = [" ".join(paragraphs[i % len(paragraphs)] for i in range(j, j + 6)) for j in range(args.batch_size)]
     enc = tokenizer(texts, truncation=True, max_length=args.max_len, padding="max_length", return_tensors="pt")
-    special = torch.zeros(len(tokenizer), dtype=torch.bool)
-    special[torch.tensor(tokenizer.all_special_ids)] = True
-    inputs, labels = mask_tokens(enc["input_ids"], enc["attention_mask"], special, None, tokenizer.mask_token_id,
+    inputs, labels = mask_tokens(enc["input_ids"], enc["attention_mask"], special_token_mask(tokenizer), None, tokenizer.mask_token_id,
                                  len(tokenizer), 0.15, torch.Generator().manual_seed(0))
     batch = {"input_ids": inputs, "attention_mask": enc["attention_mask"]}
     n_tokens = int(enc["attention_mask"].sum())

