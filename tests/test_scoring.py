@@ -58,7 +58,7 @@ def shipped():
 @pytest.mark.parametrize("text, expected", [
     (TEXT, {"Barack Obama": "PERSON", "Paris": "LOCATION"}),
     ("German exports to France rose in March .", {"France": "LOCATION", "March": "MEASURE"}),
-    ("The patient developed severe headaches and nausea after the surgery .", {"nausea": "DISEASE"}),
+    ("She was treated for asthma and epilepsy as a child .", {"asthma": "DISEASE", "epilepsy": "DISEASE"}),
     ("Aspirin is used to treat headaches and reduce fever in patients with influenza .",
      {"fever": "DISEASE", "influenza": "DISEASE"}),
 ])

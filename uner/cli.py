@@ -484,7 +484,7 @@ def tag(
     input_format: Annotated[Optional[str], typer.Option(help="txt | jsonl (default: from the extension; stdin: txt).")] = None,
     output_format: Annotated[Optional[str], typer.Option(help="jsonl | conll | html (default: from the extension).")] = None,
     batch_size: Annotated[int, typer.Option(min=1, help="Documents per model batch.")] = 64,
-    top_k: Annotated[Optional[int], typer.Option(min=1, help="Descriptors per masked input (default: the tagger's, 10).")] = None,
+    top_k: Annotated[Optional[int], typer.Option(min=1, help="Descriptors per masked input (default: the tagger's, 5).")] = None,
     inline: Annotated[bool, typer.Option(help="Type only the spans marked term:__entity__ in the text.")] = False,
     explain: Annotated[bool, typer.Option(help="Add the descriptors that voted, with logits and labels.")] = False,
     resume: Annotated[bool, typer.Option(help="Continue an interrupted run of the same command.")] = False,
