@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import torch
 from safetensors.torch import load_file
 
@@ -93,6 +94,19 @@ def test_resume_equals_uninterrupted_run(tiny_corpus, tmp_path):
         torch.testing.assert_close(a[k], b[k], rtol=1e-5, atol=1e-6)
     steps = [r["step"] for r in read_log(split) if "loss" in r]
     assert steps == sorted(set(steps)) and steps[-1] == 20  # no step logged twice after the resume
+
+
+def test_continuing_a_run_draws_new_batches(tiny_corpus, tmp_path):
+    tok_dir = tmp_path / "tok"
+    make_tokenizer(tok_dir).save_pretrained(tok_dir)
+    first = tmp_path / "first"
+    pretrain(config(tiny_corpus, first, tokenizer=str(tok_dir), max_steps=4), progress=False)
+    # the same seed would replay the first run's windows and masks: by default the next seed is used
+    for init, out in ((first / "checkpoint", tmp_path / "cont"), (first / "model", tmp_path / "cont2")):
+        pretrain(config(tiny_corpus, out, init=str(init), max_steps=2, seed=None), progress=False)
+        assert json.loads((out / "run.json").read_text())["seed"] == 4
+    with pytest.warns(UserWarning, match="replays"):
+        pretrain(config(tiny_corpus, tmp_path / "same", init=str(first / "checkpoint"), max_steps=2), progress=False)
 
 
 def test_continue_adds_mlm_head(tiny_corpus, tmp_path):

@@ -92,7 +92,7 @@ def pretrain(
     eval_paragraphs: int = 100,
     eval_every: int = 1000,
     save_every: int = 1000,
-    seed: int = 0,
+    seed: Annotated[Optional[int], typer.Option(help="Seed of the training windows and masks (default: 0, or one past the seed of the uner run that --init continues).")] = None,
     device: Optional[str] = None,
     save_dtype: Annotated[str, typer.Option(help="dtype of the exported model: float32 | float16 | bfloat16")] = "float32",
     bf16: Annotated[Optional[bool], typer.Option("--bf16/--no-bf16", help="bfloat16 autocast for training steps (default: on GPUs and on CPUs with native bf16).")] = None,

@@ -15,8 +15,9 @@ import math
 import shutil
 import signal
 import time
+import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -69,7 +70,7 @@ class PretrainConfig:
     eval_every: int = 1000
     save_every: int = 1000
     log_every: int = 50
-    seed: int = 0
+    seed: int | None = None  # None: 0, or one past the seed of the uner run being continued (new windows/masks)
     device: str | None = None
     save_dtype: str = "float32"
     bf16: bool | None = None  # bfloat16 autocast for training steps; None = on GPUs and CPUs with native bf16
@@ -455,6 +456,29 @@ def save_checkpoint(folder: Path, model, tokenizer, optimizer, state: dict, rng:
 # ---------------------------------------------------------------- training
 
 
+def _seed_of(folder: Path) -> int | None:
+    """The seed a uner run trained ``folder`` with (its checkpoint state, else the run's run.json)."""
+    if (folder / "trainer.pt").is_file():
+        seed = torch.load(folder / "trainer.pt", weights_only=False)["state"].get("seed")
+        if seed is not None:
+            return seed
+    run_file = folder.parent / "run.json"
+    return json.loads(run_file.read_text()).get("seed") if run_file.is_file() else None
+
+
+def run_seed(cfg: PretrainConfig) -> int:
+    """The seed of the random windows and masks. Continuing a uner run with that run's seed would replay
+    exactly its batches (same windows, same masks), so the default is one past it, and reusing it warns."""
+    previous = _seed_of(Path(cfg.init)) if cfg.init and Path(cfg.init).is_dir() else None
+    if cfg.seed is None:
+        return 0 if previous is None else previous + 1
+    if previous == cfg.seed:
+        warnings.warn(f"{cfg.init} was trained with seed {cfg.seed}: this run replays its windows and masks; "
+                      "give another --seed", stacklevel=2)
+    return cfg.seed
+
+
+
 def pretrain(cfg: PretrainConfig, *, resume: bool = False, progress: bool = True,
              until_step: int | None = None) -> dict:
     """Run (or resume) MLM pretraining; returns the final held-out metrics. See module docstring.
@@ -464,6 +488,7 @@ def pretrain(cfg: PretrainConfig, *, resume: bool = False, progress: bool = True
     """
     out = Path(cfg.out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    cfg = replace(cfg, seed=run_seed(cfg))
     sources = [Source.parse(s) for s in cfg.sources]
     ckpt = out / "checkpoint"
     device = torch.device(cfg.device or ("cuda" if torch.cuda.is_available() else "cpu"))
@@ -497,7 +522,7 @@ def pretrain(cfg: PretrainConfig, *, resume: bool = False, progress: bool = True
                                   fused=device.type == "cuda")
     rng = np.random.default_rng(cfg.seed)
     gen = torch.Generator(device=device).manual_seed(cfg.seed)
-    state = {"step": 0, "tokens": 0, "elapsed": 0.0, "fresh": list(fresh)}
+    state = {"step": 0, "tokens": 0, "elapsed": 0.0, "fresh": list(fresh), "seed": cfg.seed}
     if saved is not None:
         optimizer.load_state_dict(saved["optimizer"])
         state.update(saved["state"])
