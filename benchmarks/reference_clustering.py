@@ -54,7 +54,7 @@ def reference_clusters(embeddings: np.ndarray, vocab: list[str], tails, eligible
         best, best_mean = None, -2.0
         for a in members:
             mean = sum(float(e[a] @ e[b]) for b in members if b != a) / (len(members) - 1)
-            if mean > best_mean:
+            if mean > best_mean + 1e-12:  # ties go to the earliest member, the seed
                 best, best_mean = a, mean
         ordered = sorted(members, key=lambda m: (-float(e[best] @ e[m]), m))
         clusters.append((vocab[best], [vocab[m] for m in ordered]))

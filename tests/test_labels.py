@@ -207,6 +207,20 @@ def test_recluster_keeps_confirmed_labels_and_reports_conflicts():
     assert any(r.startswith("lost: old cluster 9") for r in report3)
 
 
+def test_recluster_of_unchanged_clusters_keeps_every_decision():
+    # overlapping clusters: most members of cluster 2 were picked by cluster 1 first, so a member
+    # vote alone would hand cluster 2 the PERSON decision and lose its human rejection
+    old = entries([["a", "b", "c", "d"], ["b", "c", "d", "x"], ["p", "q"]])
+    old[0].update(label="PERSON", status="confirmed")
+    old[1].update(label=None, status="rejected", note="mixed")
+    old[2].update(label="GENE", status="confirmed", note="conflict resolved")
+    new = entries([["a", "b", "c", "d"], ["b", "c", "d", "x"], ["p", "q"]])
+    report = carry_labels(old, new)
+    assert [(n.get("label"), n["status"], n.get("note")) for n in new] == [
+        (o.get("label"), o["status"], o.get("note")) for o in old]
+    assert not any(r.startswith(("conflict", "lost")) for r in report)
+
+
 def _table(counts: list[list[float]], direct: list[list[float]] | None = None, labels=("PERSON", "LOCATION", "GENE")):
     from uner.labels import LabelTable
 

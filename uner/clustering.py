@@ -202,6 +202,9 @@ def clusterable(vocab: Sequence[str], params: ClusterParams, specials: Iterable[
     ], dtype=bool)
 
 
+PIVOT_TIE = 1e-12  # mean cosines closer than this are equal when choosing a pivot
+
+
 def pivot_clusters(graph: NeighbourGraph, embeddings: np.ndarray, params: ClusterParams = ClusterParams(),
                    specials: Iterable[str] = (), preserve: Iterable[str] = ()) -> list[Cluster]:
     """The "adaptive" clustering: seeds in vocabulary order, each cluster = seed + its filtered tail.
@@ -225,7 +228,9 @@ def pivot_clusters(graph: NeighbourGraph, embeddings: np.ndarray, params: Cluste
         picked[members] = True
         sims = e64[members] @ e64[members].T
         mean_to_others = (sims.sum(1) - np.diag(sims)) / (len(members) - 1)
-        pivot = int(np.argmax(mean_to_others))
+        # ties (every 2-member cluster) go to the earliest member, the seed: BLAS may round cos(a, b)
+        # and cos(b, a) a few ulps apart, so a tie is anything within PIVOT_TIE
+        pivot = int(np.flatnonzero(mean_to_others >= mean_to_others.max() - PIVOT_TIE)[0])
         to_pivot = sims[pivot]
         order = _sort_rows(to_pivot[None, :], members[None, :])[0]
         others = np.delete(to_pivot, pivot)

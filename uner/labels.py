@@ -350,7 +350,9 @@ def dump_clusters(path: str | os.PathLike, doc: dict) -> None:
 def carry_labels(old: Sequence[dict], new: list[dict], min_overlap: float = 0.5) -> list[str]:
     """Move human fields from old clusters to new ones by member overlap; return a report.
 
-    Each term votes with the human decision (label, status, note) of the first reviewed old cluster
+    A new cluster with exactly the members of a reviewed old cluster keeps that cluster's decision
+    (re-clustering an unchanged model changes nothing). Otherwise each term votes with the human
+    decision (label, status, note) of the first reviewed old cluster
     that holds it (clusters are numbered in picking order, so that is the cluster that picked it).
     A new cluster takes the decision of more than ``min_overlap`` of its voting members (two or
     more); when they disagree with no such majority it is left for review and reported as a
@@ -374,8 +376,12 @@ def carry_labels(old: Sequence[dict], new: list[dict], min_overlap: float = 0.5)
     present = {m for e in new for m in e["members"]}
     report: list[str] = [f"lost: old cluster {o['id']} ({o['pivot']}) shares no member with the new clusters"
                          for o in old if reviewed(o) and not present.intersection(o["members"])]
+    same = {frozenset(o["members"]): o for o in old if reviewed(o)}
     reached: dict[int, list[int]] = {}
     for e in new:
+        if (src := same.get(frozenset(e["members"]))) is not None:
+            e.update({key: src[key] for key in HUMAN_KEYS if key in src})
+            continue
         voters = [owner[m] for m in e["members"] if m in owner]
         votes = Counter(decision(o) for o in voters)
         if not votes:
