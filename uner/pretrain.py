@@ -459,7 +459,7 @@ def save_checkpoint(folder: Path, model, tokenizer, optimizer, state: dict, rng:
 def _seed_of(folder: Path) -> int | None:
     """The seed a uner run trained ``folder`` with (its checkpoint state, else the run's run.json)."""
     if (folder / "trainer.pt").is_file():
-        seed = torch.load(folder / "trainer.pt", weights_only=False)["state"].get("seed")
+        seed = torch.load(folder / "trainer.pt", map_location="cpu", weights_only=False)["state"].get("seed")
         if seed is not None:
             return seed
     run_file = folder.parent / "run.json"
