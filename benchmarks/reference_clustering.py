@@ -10,6 +10,8 @@ from collections import Counter
 
 import numpy as np
 
+from uner.clustering import PIVOT_TIE
+
 
 def reference_tails(embeddings: np.ndarray, max_bin: int = 20, tail_min: int = 10):
     """Per term: (threshold bin, [(neighbour id, cosine), …] most similar first, self excluded)."""
@@ -54,7 +56,7 @@ def reference_clusters(embeddings: np.ndarray, vocab: list[str], tails, eligible
         best, best_mean = None, -2.0
         for a in members:
             mean = sum(float(e[a] @ e[b]) for b in members if b != a) / (len(members) - 1)
-            if mean > best_mean + 1e-12:  # ties go to the earliest member, the seed
+            if mean > best_mean + PIVOT_TIE:  # ties go to the earliest member, the seed
                 best, best_mean = a, mean
         ordered = sorted(members, key=lambda m: (-float(e[best] @ e[m]), m))
         clusters.append((vocab[best], [vocab[m] for m in ordered]))
