@@ -84,12 +84,12 @@ def main() -> None:
         v = vecs[pool.name]
         stats = RunningStats(v.shape[1]).update(v)
         cstats = RunningStats(v.shape[1]).update(corpus[pool.name])
-        row = [score(v, n, gold), score(Whitening.fit(stats).apply(v), n, gold)]
-        row += [score(Whitening.fit(stats, k).apply(v), n, gold) for k in (256, 128, 64)]
+        row = [score(v, n, gold), score(Whitening.fit(stats).transform(v), n, gold)]
+        row += [score(Whitening.fit(stats, k).transform(v), n, gold) for k in (256, 128, 64)]
         flow = AdditiveFlow(v.shape[1])
         flow.fit(v, epochs=args.flow_epochs)
         row.append(score(flow.transform(v), n, gold))
-        row += [score(Whitening.fit(cstats).apply(v), n, gold), score(Whitening.fit(cstats, 128).apply(v), n, gold)]
+        row += [score(Whitening.fit(cstats).transform(v), n, gold), score(Whitening.fit(cstats, 128).transform(v), n, gold)]
         print(f"| {name} | " + " | ".join(f"{x:.1f}" for x in row) + " |")
     print(f"\n({time.time() - t0:.0f} s)")
 

@@ -97,13 +97,13 @@ def test_whitened_fitting_set_has_zero_mean_identity_covariance(tmp_path):
     rng = np.random.default_rng(1)
     x = rng.standard_normal((2000, 8)) @ rng.standard_normal((8, 8)) + 3.0
     wt = Whitening.fit(RunningStats(8).update(x))
-    y = wt.apply(x).astype(np.float64)
+    y = wt.transform(x).astype(np.float64)
     np.testing.assert_allclose(y.mean(0), 0, atol=1e-5)
     np.testing.assert_allclose(np.cov(y, rowvar=False, bias=True), np.eye(8), atol=1e-4)
     wt.save(tmp_path / "w.npz")
     again = Whitening.load(tmp_path / "w.npz")
-    np.testing.assert_array_equal(again.apply(x), wt.apply(x))
-    assert Whitening.fit(RunningStats(8).update(x), k=3).apply(x).shape == (2000, 3)
+    np.testing.assert_array_equal(again.transform(x), wt.transform(x))
+    assert Whitening.fit(RunningStats(8).update(x), k=3).transform(x).shape == (2000, 3)
 
 
 def test_flow_likelihood_improves_and_inverts(tmp_path):

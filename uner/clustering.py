@@ -21,8 +21,10 @@ import torch
 import yaml
 from tqdm.auto import tqdm
 
-from .graph import NeighbourGraph, normalise, write_npz
+from .graph import NeighbourGraph, normalise
+from .io import atomic_write_text, write_npz
 from .labels import carry_labels, dump_clusters
+from .paths import CLUSTERS_FILE, NEIGHBOURHOODS_FILE, SUMMARY_FILE, labels_dir
 
 N_BINS = 201  # cosine -1.00 … 1.00 in 0.01 steps; column c holds bin (c - 100) / 100
 SPECIAL_RE = re.compile(r"^(\[.*\]|<.*>)$")
@@ -265,15 +267,9 @@ def write_outputs(out: Path, vg: VocabularyGraph, entries: Sequence[dict], param
     """graph.npz, neighbourhoods.npz, clusters.yaml and summary.json in ``out`` (each written atomically)."""
     out.mkdir(parents=True, exist_ok=True)
     vg.graph.save(out)
-    write_npz(out / "neighbourhoods.npz", {"ids": vg.neighbourhood_ids, "cos": vg.neighbourhood_cos})
-    dump_clusters(out / "clusters.yaml", {"model": model_name, "params": asdict(params), "clusters": list(entries)})
-    _atomic_text(out / "summary.json", json.dumps({"model": model_name, **summary}, indent=1) + "\n")
-
-
-def _atomic_text(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    write_npz(out / NEIGHBOURHOODS_FILE, {"ids": vg.neighbourhood_ids, "cos": vg.neighbourhood_cos})
+    dump_clusters(out / CLUSTERS_FILE, {"model": model_name, "params": asdict(params), "clusters": list(entries)})
+    atomic_write_text(out / SUMMARY_FILE, json.dumps({"model": model_name, **summary}, indent=1) + "\n")
 
 
 def subset_ids(vocab: Sequence[str], limit: int | None = None, terms: Iterable[str] | None = None,
@@ -284,19 +280,6 @@ def subset_ids(vocab: Sequence[str], limit: int | None = None, terms: Iterable[s
         return np.array(sorted({index[t] for t in terms if t in index}), dtype=np.int64)
     ids = np.flatnonzero(~special_mask(vocab, specials))
     return ids[:limit] if limit else ids
-
-
-def default_output_dir(model_name: str) -> Path:
-    """An embedded model's labels folder (source tree ``labels/<model>/``, or ``uner/_labels/<model>/`` in a
-    wheel install); for any other model ``./labels/<model>/``."""
-    from .models import MODEL_DIRS
-
-    name = Path(model_name).name
-    if (MODEL_DIRS[1] / name).is_dir():
-        return MODEL_DIRS[1].parent / "labels" / name
-    if (MODEL_DIRS[0] / name).is_dir():
-        return MODEL_DIRS[0].parent / "_labels" / name
-    return Path("labels") / name
 
 
 def read_term_list(path: str | Path) -> list[str]:
@@ -324,10 +307,10 @@ def cluster_vocabulary(model: str | None = None, out: str | Path | None = None, 
         embeddings, vocab = embeddings[ids], [vocab[i] for i in ids]
     vg = build_graph(embeddings, vocab, params, specials, progress)
     clusters = pivot_clusters(vg.graph, embeddings, params, specials, preserve)
-    folder = Path(out) if out is not None else default_output_dir(mlm.name)
+    folder = Path(out) if out is not None else labels_dir(mlm.name)
     entries = [c.to_yaml_dict() for c in clusters]
     summary = summarise(vg, clusters)
-    previous = folder / "clusters.yaml"
+    previous = folder / CLUSTERS_FILE
     if previous.is_file():  # re-clustering: keep the human work by member overlap
         old = yaml.safe_load(previous.read_text(encoding="utf-8")) or {}
         summary["carried"] = carry_labels(old.get("clusters", []), entries)

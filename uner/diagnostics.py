@@ -102,7 +102,7 @@ def anisotropy(vectors: np.ndarray, pairs: int = 20000, seed: int = 0) -> float:
 def whitened_anisotropy(vectors: np.ndarray, k: int | None = None) -> float:
     """Anisotropy after whitening fitted on the same vectors."""
     w = Whitening.fit(RunningStats(vectors.shape[1]).update(vectors), k=k)
-    return anisotropy(w.apply(vectors))
+    return anisotropy(w.transform(vectors))
 
 
 def bias_report(mlm: MaskedLM, counts: np.ndarray, n: int = 30, exclude: np.ndarray | None = None) -> dict:

@@ -7,16 +7,16 @@ the pairs linked both ways.
 
 from __future__ import annotations
 
-import io
 import os
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import networkx as nx
 import numpy as np
 
-GRAPH_FILE = "graph.npz"
+from .io import write_npz
+from .paths import GRAPH_FILE
+
 
 
 def normalise(embeddings: np.ndarray) -> np.ndarray:
@@ -120,17 +120,3 @@ class NeighbourGraph:
         path = path / GRAPH_FILE if path.is_dir() else path
         with np.load(path, allow_pickle=False) as z:
             return cls(z["vocab"].tolist(), z["indptr"], z["indices"], z["weights"], z["thresholds"])
-
-
-def write_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    """Save arrays as a deterministic .npz (sorted names, zip entries dated 1980) via temp file + rename."""
-    tmp = path.with_name(path.name + ".tmp")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
-        for name in sorted(arrays):
-            buf = io.BytesIO()
-            np.save(buf, arrays[name], allow_pickle=False)
-            info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            zf.writestr(info, buf.getvalue())
-    os.replace(tmp, path)

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from .graph import write_npz
+from .io import write_npz
 
 STATUSES = ("suggested", "confirmed", "rejected")
 CLUSTER_KEYS = {"id", "pivot", "size", "mean_cos", "std_cos", "members", "suggested", "label", "status", "note"}

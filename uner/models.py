@@ -21,9 +21,8 @@ import torch
 import torch.nn.functional as F
 from transformers import AutoModelForMaskedLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 
-DEFAULT_MODEL = "uner-minilm-l6"
-_PACKAGE_DIR = Path(__file__).resolve().parent
-MODEL_DIRS = (_PACKAGE_DIR / "_models", _PACKAGE_DIR.parent / "models")
+from .paths import DEFAULT_MODEL, embedded_models
+
 
 
 CPU_BATCH_TOKENS = 1024  # per thread: ~1k tokens of 384-1536-wide activations stay in a core's cache
@@ -58,17 +57,6 @@ def resolve_dtype(dtype: str | torch.dtype | None, device: str | torch.device) -
 
 class ModelNotFoundError(RuntimeError):
     """Raised when a model name or path cannot be resolved; the message says where uner looked."""
-
-
-def embedded_models() -> dict[str, Path]:
-    """Models shipped with uner: name → folder (wheel installs first, then the source tree)."""
-    found: dict[str, Path] = {}
-    for root in MODEL_DIRS:
-        if root.is_dir():
-            for d in sorted(root.iterdir()):
-                if (d / "config.json").is_file():
-                    found.setdefault(d.name, d)
-    return found
 
 
 def resolve_model(name_or_path: str | os.PathLike | None = None) -> str:
@@ -213,6 +201,18 @@ class MaskedLM:
     @property
     def mask_token(self) -> str:
         return self.tokenizer.mask_token
+
+    @property
+    def special_tokens(self) -> list[str]:
+        """The tokenizer's special tokens ([CLS], [SEP], [MASK], …)."""
+        return list(self.tokenizer.all_special_tokens)
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """Token count of each text with special tokens (no window check: for fitting inputs to the window)."""
+        if not texts:
+            return []
+        return [len(ids) for ids in self.tokenizer(list(texts), add_special_tokens=True, truncation=False,
+                                                    verbose=False)["input_ids"]]
 
     def word_embeddings(self) -> np.ndarray:
         """The input word-embedding matrix (V × d) as float32."""

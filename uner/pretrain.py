@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import shutil
 import signal
 import time
 import warnings
@@ -36,6 +35,7 @@ from transformers import (
 )
 
 from .corpus import Source, read_paragraphs
+from .io import atomic_dir, atomic_write_text
 from .models import cpu_has_bf16, head_logits, resolve_model
 
 
@@ -115,51 +115,49 @@ class TokenCache:
     def build(source: Path, folder: Path, tokenizer: PreTrainedTokenizerBase, eval_paragraphs: int,
               chunk: int = 4096) -> TokenCache:
         """Tokenize ``source`` into ``folder`` (streamed; written atomically via a temp folder)."""
-        tmp = folder.with_name(folder.name + ".tmp")
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
-        dtype = np.uint16 if len(tokenizer) <= 65535 else np.int32
-        para, doc = [0], []
-        eval_tokens: list[int] = []
-        eval_para = [0]
-        n_tokens, doc_id = 0, 0
-        buf: list[str] = []
-        saved_max, tokenizer.model_max_length = tokenizer.model_max_length, 10**9  # no length warnings here
-        with open(tmp / "tokens.bin", "wb") as out:
+        def write(tmp: Path) -> None:
+            dtype = np.uint16 if len(tokenizer) <= 65535 else np.int32
+            para, doc = [0], []
+            eval_tokens: list[int] = []
+            eval_para = [0]
+            n_tokens, doc_id = 0, 0
+            buf: list[str] = []
+            saved_max, tokenizer.model_max_length = tokenizer.model_max_length, 10**9  # no length warnings here
+            with open(tmp / "tokens.bin", "wb") as out:
 
-            def flush() -> None:
-                nonlocal n_tokens
-                enc = tokenizer(buf, add_special_tokens=False)["input_ids"]
-                for seq in enc:
-                    if not seq:
-                        continue
-                    if len(eval_para) <= eval_paragraphs:
-                        eval_tokens.extend(seq)
-                        eval_para.append(len(eval_tokens))
-                        continue
-                    out.write(np.asarray(seq, dtype=dtype).tobytes())
-                    n_tokens += len(seq)
-                    para.append(n_tokens)
-                    doc.append(doc_id)
-                buf.clear()
+                def flush() -> None:
+                    nonlocal n_tokens
+                    enc = tokenizer(buf, add_special_tokens=False)["input_ids"]
+                    for seq in enc:
+                        if not seq:
+                            continue
+                        if len(eval_para) <= eval_paragraphs:
+                            eval_tokens.extend(seq)
+                            eval_para.append(len(eval_tokens))
+                            continue
+                        out.write(np.asarray(seq, dtype=dtype).tobytes())
+                        n_tokens += len(seq)
+                        para.append(n_tokens)
+                        doc.append(doc_id)
+                    buf.clear()
 
-            for text in read_paragraphs(source):
-                if not text:
-                    doc_id += 1
-                    continue
-                buf.append(text)
-                if len(buf) >= chunk:
-                    flush()
-            flush()
-        tokenizer.model_max_length = saved_max
-        np.save(tmp / "para.npy", np.asarray(para, dtype=np.int64))
-        np.save(tmp / "doc.npy", np.asarray(doc, dtype=np.int32))
-        np.save(tmp / "eval_tokens.npy", np.asarray(eval_tokens, dtype=dtype))
-        np.save(tmp / "eval_para.npy", np.asarray(eval_para, dtype=np.int64))
-        (tmp / "meta.json").write_text(json.dumps({"source": str(source), "dtype": np.dtype(dtype).name,
-                                                   "n_tokens": n_tokens}))
-        shutil.rmtree(folder, ignore_errors=True)
-        tmp.rename(folder)
+                for text in read_paragraphs(source):
+                    if not text:
+                        doc_id += 1
+                        continue
+                    buf.append(text)
+                    if len(buf) >= chunk:
+                        flush()
+                flush()
+            tokenizer.model_max_length = saved_max
+            np.save(tmp / "para.npy", np.asarray(para, dtype=np.int64))
+            np.save(tmp / "doc.npy", np.asarray(doc, dtype=np.int32))
+            np.save(tmp / "eval_tokens.npy", np.asarray(eval_tokens, dtype=dtype))
+            np.save(tmp / "eval_para.npy", np.asarray(eval_para, dtype=np.int64))
+            (tmp / "meta.json").write_text(json.dumps({"source": str(source), "dtype": np.dtype(dtype).name,
+                                                       "n_tokens": n_tokens}))
+
+        atomic_dir(folder, write)
         return TokenCache(folder)
 
 
@@ -416,19 +414,6 @@ def lr_factor(cfg: PretrainConfig, step: int, elapsed: float) -> float:
 # ---------------------------------------------------------------- checkpoints
 
 
-def _atomic_dir(target: Path, write) -> None:
-    tmp = target.with_name(target.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    write(tmp)
-    old = target.with_name(target.name + ".old")
-    shutil.rmtree(old, ignore_errors=True)
-    if target.exists():
-        target.rename(old)
-    tmp.rename(target)
-    shutil.rmtree(old, ignore_errors=True)
-
-
 def export_model(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, folder: Path, dtype: str) -> None:
     """Save a Hugging Face model folder (safetensors) in the given dtype, atomically."""
 
@@ -439,7 +424,7 @@ def export_model(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, fol
         clone.to(state_dtype).save_pretrained(tmp, safe_serialization=True)
         tokenizer.save_pretrained(tmp)
 
-    _atomic_dir(folder, write)
+    atomic_dir(folder, write)
 
 
 def save_checkpoint(folder: Path, model, tokenizer, optimizer, state: dict, rng: np.random.Generator,
@@ -450,7 +435,7 @@ def save_checkpoint(folder: Path, model, tokenizer, optimizer, state: dict, rng:
         torch.save({"optimizer": optimizer.state_dict(), "state": state, "numpy_rng": rng.bit_generator.state,
                     "torch_gen": gen.get_state(), "torch_rng": torch.get_rng_state()}, tmp / "trainer.pt")
 
-    _atomic_dir(folder, write)
+    atomic_dir(folder, write)
 
 
 # ---------------------------------------------------------------- training
@@ -510,7 +495,7 @@ def pretrain(cfg: PretrainConfig, *, resume: bool = False, progress: bool = True
             paragraphs = (p for s in sources for p in read_paragraphs(s.path))
             tokenizer = learn_wordpiece(paragraphs, cfg.vocab_size, cfg.cased)
         model, fresh = build_model(cfg, tokenizer)
-    (out / "run.json").write_text(json.dumps(asdict(cfg), indent=2))
+    atomic_write_text(out / "run.json", json.dumps(asdict(cfg), indent=2))
     caches = load_caches(sources, tokenizer, out / "cache", cfg.eval_paragraphs)
     sampler = WindowSampler(caches, [s.weight for s in sources], tokenizer, cfg.max_len, cfg.nsp)
     eval_set = build_eval_set(caches, tokenizer, cfg.max_len, cfg.mlm_prob, seed=1234)
@@ -594,7 +579,7 @@ def pretrain(cfg: PretrainConfig, *, resume: bool = False, progress: bool = True
         metrics.update(step=state["step"], tokens=state["tokens"], elapsed=round(state["elapsed"], 1))
         log.write(json.dumps({"step": state["step"], "eval": metrics, "final": True}) + "\n")
         export_model(model, tokenizer, out / "model", cfg.save_dtype)
-        (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
+        atomic_write_text(out / "metrics.json", json.dumps(metrics, indent=2))
     finally:
         bar.close()
         log.close()

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .clustering import default_output_dir
+from .paths import labels_dir
 from .labels import LabelTable, TypeHierarchy, Weighting, load_types, term_distribution, type_rollup
 from .models import MaskedLM
 from .spans import SPAN_TAGS, Span, candidate_spans, given_spans, load_spacy
@@ -153,7 +153,7 @@ class Tagger:
         """
         mlm_kwargs.setdefault("dtype", "auto")
         mlm = MaskedLM.from_pretrained(model, **mlm_kwargs)
-        folder = Path(labels) if labels is not None else default_output_dir(mlm.name)
+        folder = Path(labels) if labels is not None else labels_dir(mlm.name)
         if not (folder / "label_table.npz").is_file():
             raise FileNotFoundError(f"{folder / 'label_table.npz'}: no compiled labels; run `uner labels compile`")
         stops = Path(stop_descriptors).read_text(encoding="utf-8").split() if stop_descriptors else ()

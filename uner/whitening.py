@@ -18,6 +18,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from .io import atomic_path
+
 
 class RunningStats:
     """Streaming mean and covariance (population) of row vectors."""
@@ -66,14 +68,13 @@ class Whitening:
             raise ValueError(f"k must be between 1 and {len(s)}")
         return cls(stats.mean.copy(), u[:, :k] / np.sqrt(s[:k] + eps))
 
-    def apply(self, x: np.ndarray) -> np.ndarray:
+    def transform(self, x: np.ndarray) -> np.ndarray:
+        """Whitened copies of the rows of ``x`` (float32)."""
         return ((np.asarray(x, dtype=np.float64) - self.mean) @ self.w).astype(np.float32)
 
     def save(self, path: str | os.PathLike) -> None:
-        path = Path(path)
-        tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez(tmp, mean=self.mean, w=self.w)
-        os.replace(tmp, path)
+        with atomic_path(path) as tmp, open(tmp, "wb") as f:
+            np.savez(f, mean=self.mean, w=self.w)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Whitening:
@@ -165,12 +166,10 @@ class AdditiveFlow(nn.Module):
         return self(torch.as_tensor(np.asarray(x, dtype=np.float32)))[0].numpy()
 
     def save(self, path: str | os.PathLike) -> None:
-        path = Path(path)
         cfg = {"dim": len(self.log_scale), "layers": len(self.couplings),
                "hidden": self.couplings[0].net[0].out_features}
-        tmp = path.with_name(path.name + ".tmp")
-        torch.save({"config": cfg, "state": self.state_dict()}, tmp)
-        os.replace(tmp, path)
+        with atomic_path(path) as tmp:
+            torch.save({"config": cfg, "state": self.state_dict()}, tmp)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> AdditiveFlow:

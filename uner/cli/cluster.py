@@ -1,0 +1,79 @@
+"""`uner cluster` and `uner neighbors`: the vocabulary's neighbour graph and its pivot clusters."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ._util import ModelOpt, app, fail
+
+
+@app.command()
+def cluster(
+    model: ModelOpt = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Output folder (default: labels/<model>/).")] = None,
+    limit: Annotated[Optional[int], typer.Option(help="Quick run on the first N non-special vocabulary entries.")] = None,
+    subset: Annotated[Optional[Path], typer.Option(help="Quick run on the terms listed in this file.")] = None,
+    preserve: Annotated[Optional[Path], typer.Option(help="Short terms (<3 chars) to cluster anyway, one per line.")] = None,
+    max_bin: int = 20,
+    tail_min: int = 10,
+    min_chars: int = 3,
+    neighbourhood: int = 20,
+    block_rows: int = 1024,
+) -> None:
+    """Cluster the vocabulary by cosine tails: graph, neighbourhoods, clusters.yaml, summary."""
+    from ..clustering import ClusterParams, cluster_vocabulary, read_term_list
+    from ..models import ModelNotFoundError
+
+    for f in (subset, preserve):
+        if f is not None and not f.is_file():
+            fail(f"{f}: no such file")
+    try:
+        params = ClusterParams(max_bin=max_bin, tail_min=tail_min, min_chars=min_chars,
+                               neighbourhood=neighbourhood, block_rows=block_rows)
+        _, _, summary, folder = cluster_vocabulary(
+            model, out, params=params, limit=limit, subset=read_term_list(subset) if subset else None,
+            preserve=read_term_list(preserve) if preserve else (),
+        )
+    except (ModelNotFoundError, ValueError) as exc:
+        fail(str(exc))
+    typer.echo(f"{summary['clusters']} clusters over {summary['vocabulary']} terms "
+               f"({summary['clustered_terms']} clustered), mean tail length {summary['mean_tail_length']}, "
+               f"{summary['edges']} edges -> {folder}")
+    typer.echo("cluster sizes: " + ", ".join(f"{k}: {v}" for k, v in summary["cluster_size_histogram"].items()))
+    for line in summary.get("carried", []):
+        typer.echo(f"labels: {line}")
+
+
+@app.command()
+def neighbors(
+    term: str,
+    model: ModelOpt = None,
+    graph: Annotated[Optional[Path], typer.Option(help="Folder with graph.npz (default: labels/<model>/).")] = None,
+    top: Annotated[int, typer.Option(help="Show at most this many per list.")] = 30,
+) -> None:
+    """Out-, in- and mutual neighbours of TERM in the directed neighbour graph."""
+    from ..paths import labels_dir
+    from ..graph import NeighbourGraph
+    from ..paths import GRAPH_FILE
+    from ..models import DEFAULT_MODEL
+
+    folder = graph or labels_dir(model or DEFAULT_MODEL)
+    if not (folder / GRAPH_FILE).is_file():
+        fail(f"{folder / GRAPH_FILE}: no graph; run `uner cluster` first")
+    g = NeighbourGraph.load(folder)
+    try:
+        out_n, in_n, mutual = g.out_neighbours(term), g.in_neighbours(term), g.mutual_neighbours(term)
+    except KeyError as exc:
+        fail(str(exc.args[0]))
+
+    def show(name: str, items: list[tuple[str, float]]) -> None:
+        cells = "  ".join(f"{t} {c:.2f}" for t, c in items[:top])
+        typer.echo(f"{name} ({len(items)}): {cells}")
+
+    typer.echo(f"{term}: tail length {g.tail_length(term)}, cut-off cosine {g.thresholds[g.id(term)]:.2f}")
+    show("out", out_n)
+    show("in", in_n)
+    show("mutual", mutual)

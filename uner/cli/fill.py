@@ -1,0 +1,56 @@
+"""`uner fill`: the model's top predictions at each [MASK]."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ._util import ModelOpt, app, fail
+
+
+@app.command()
+def fill(
+    texts: Annotated[Optional[list[str]], typer.Argument(help="Texts containing [MASK]; '-' or none reads lines from stdin.")] = None,
+    file: Annotated[Optional[Path], typer.Option("--file", "-f", help="Read texts from this file, one per line.")] = None,
+    model: ModelOpt = None,
+    top_k: Annotated[int, typer.Option("--top-k", "-k", min=1)] = 10,
+    labels: Annotated[Optional[Path], typer.Option(help="Labels folder for the terms' entity types (default: the model's, if compiled).")] = None,
+) -> None:
+    """Fill in the blanks: top-k predictions with logits (and entity types, when labels exist) at every [MASK]."""
+    from ..paths import labels_dir
+    from ..labels import LabelTable, load_types, term_types
+    from ..models import MaskedLM, ModelNotFoundError
+
+    lines = list(texts or [])
+    if file is not None:
+        if not file.is_file():
+            fail(f"{file}: no such file")
+        lines += [ln.rstrip("\n") for ln in file.open(encoding="utf-8")]
+    if not lines or lines == ["-"]:
+        lines = [ln.rstrip("\n") for ln in sys.stdin]
+    lines = [ln for ln in lines if ln.strip()]
+    try:
+        mlm = MaskedLM.from_pretrained(model)
+    except ModelNotFoundError as exc:
+        fail(str(exc))
+    lines = [ln.replace("[MASK]", mlm.mask_token) for ln in lines]
+    try:
+        results = mlm.top_k(lines, k=top_k)
+    except ValueError as exc:
+        fail(str(exc))
+    folder = labels or labels_dir(mlm.name)
+    term_type: dict[int, str] = {}
+    if (folder / "label_table.npz").is_file():
+        typed = term_types(LabelTable.load(folder / "label_table.npz"), load_types(folder / "types.yaml"))
+        term_type = {int(i): typed[i] for preds in results for p in preds for i in p.ids if typed[i] is not None}
+    for text, preds in zip(lines, results):
+        typer.echo(text)
+        if not preds:
+            typer.echo(f"  (no {mlm.mask_token} in this text)")
+        for m, p in enumerate(preds, 1):
+            cells = "  ".join(f"{tok} {logit:.2f}" + (f" [{term_type[int(i)]}]" if int(i) in term_type else "")
+                              for tok, logit, i in zip(p.tokens, p.logits, p.ids))
+            typer.echo(f"  mask {m}: {cells}")

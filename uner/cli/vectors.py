@@ -1,0 +1,195 @@
+"""Sentence vectors: `uner embed`, `whiten`, `flow`, `search`, `classify`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import numpy as np
+import typer
+
+from ._util import ModelOpt, PoolingOpt, app, fail, load_mlm, map_vectors, read_texts, read_vectors
+
+whiten_app = typer.Typer(no_args_is_help=True, help="Fit or apply a whitening transform to vector files.")
+flow_app = typer.Typer(no_args_is_help=True, help="Fit or apply an additive-coupling flow to vector files.")
+app.add_typer(whiten_app, name="whiten")
+app.add_typer(flow_app, name="flow")
+
+@app.command()
+def embed(
+    input: Annotated[str, typer.Argument(help=".txt (one document per line), .jsonl (text field) or - for stdin.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output .npy (n × d float32).")],
+    model: ModelOpt = None,
+    pooling: PoolingOpt = "mean",
+    k: Annotated[int, typer.Option(help="Layers for last-k-mean.")] = 4,
+    window: Annotated[Optional[int], typer.Option(help="Tokens per window for long documents (default: the model's).")] = None,
+    stride: Annotated[Optional[int], typer.Option(help="Window stride (default: half a window).")] = None,
+    whiten: Annotated[Optional[Path], typer.Option(help="Apply this whitening transform (.npz) to the vectors.")] = None,
+    input_format: Annotated[Optional[str], typer.Option(help="txt | jsonl (default: from the extension).")] = None,
+) -> None:
+    """Sentence/document vectors, one row per input line."""
+    from ..embeddings import Pooling
+    from ..embeddings import embed as run
+    from ..io import save_npy
+    from ..whitening import Whitening
+
+    try:
+        pool = Pooling(pooling, k)
+    except ValueError as exc:
+        fail(f"--pooling: {exc}")
+    transform = Whitening.load(whiten) if whiten else None
+    texts = read_texts(input, input_format)
+    try:
+        vecs = run(load_mlm(model), texts, pool, window=window, stride=stride)
+    except ValueError as exc:
+        fail(str(exc))
+    if transform is not None:
+        vecs = transform.transform(vecs)
+    save_npy(out, vecs)
+    typer.echo(f"{vecs.shape[0]} vectors of dimension {vecs.shape[1]} ({pooling}) -> {out}")
+
+
+@whiten_app.command("fit")
+def whiten_fit(
+    vectors: Annotated[list[Path], typer.Argument(help=".npy vector files, streamed in chunks.")],
+    out: Annotated[Path, typer.Option("--out", "-o")],
+    k: Annotated[Optional[int], typer.Option(help="Keep only the first k whitened dimensions.")] = None,
+) -> None:
+    """Accumulate mean and covariance over the files and save W = U Λ^-1/2."""
+    from ..whitening import RunningStats, Whitening
+
+    stats = None
+    for path in vectors:
+        arr = read_vectors(path)
+        stats = stats or RunningStats(arr.shape[1])
+        for start in range(0, len(arr), 65536):
+            try:
+                stats.update(arr[start : start + 65536])
+            except ValueError as exc:
+                fail(f"{path}: {exc}")
+    try:
+        Whitening.fit(stats, k).save(out)
+    except ValueError as exc:
+        fail(str(exc))
+    typer.echo(f"whitening fitted on {stats.n} vectors (k={k or len(stats.mean)}) -> {out}")
+
+
+@whiten_app.command("apply")
+def whiten_apply(
+    vectors: Path,
+    transform: Annotated[Path, typer.Option("--transform", "-t", help="Whitening .npz from `uner whiten fit`.")],
+    out: Annotated[Path, typer.Option("--out", "-o")],
+) -> None:
+    """Whiten a vector file."""
+    from ..whitening import Whitening
+
+    map_vectors(vectors, out, Whitening.load(transform).transform)
+
+
+@flow_app.command("fit")
+def flow_fit(
+    vectors: Path,
+    out: Annotated[Path, typer.Option("--out", "-o")],
+    layers: int = 4,
+    hidden: int = 256,
+    epochs: int = 20,
+    lr: float = 1e-3,
+) -> None:
+    """Train the flow by maximum likelihood on a vector file; prints the log-likelihood per epoch."""
+    from ..whitening import AdditiveFlow
+
+    x = np.asarray(read_vectors(vectors))
+    flow = AdditiveFlow(x.shape[1], layers=layers, hidden=hidden)
+    history = flow.fit(x, epochs=epochs, lr=lr)
+    flow.save(out)
+    typer.echo("log-likelihood per epoch: " + " ".join(f"{h:.1f}" for h in history))
+
+
+@flow_app.command("apply")
+def flow_apply(
+    vectors: Path,
+    transform: Annotated[Path, typer.Option("--transform", "-t", help="Flow file from `uner flow fit`.")],
+    out: Annotated[Path, typer.Option("--out", "-o")],
+) -> None:
+    """Map a vector file through a fitted flow."""
+    from ..whitening import AdditiveFlow
+
+    map_vectors(vectors, out, AdditiveFlow.load(transform).transform)
+
+
+@app.command()
+def search(
+    queries: Annotated[list[str], typer.Argument(help="Query texts.")],
+    corpus: Annotated[str, typer.Option(help="The texts the vectors were made from (.txt/.jsonl).")],
+    vectors: Annotated[Path, typer.Option(help=".npy vectors of the corpus, same order.")],
+    model: ModelOpt = None,
+    pooling: PoolingOpt = "mean",
+    whiten: Annotated[Optional[Path], typer.Option(help="Whitening used for the corpus vectors.")] = None,
+    top_k: Annotated[int, typer.Option("--top-k", "-k")] = 5,
+) -> None:
+    """Cosine top-k search of a vector file for each query."""
+    from ..embeddings import embed as run
+    from ..embeddings import top_k_similar
+    from ..whitening import Whitening
+
+    texts, corpus_vecs = read_texts(corpus, None), read_vectors(vectors)
+    if len(texts) != len(corpus_vecs):
+        fail(f"{corpus} has {len(texts)} texts but {vectors} has {len(corpus_vecs)} vectors")
+    q = run(load_mlm(model), queries, pooling)
+    if whiten:
+        q = Whitening.load(whiten).transform(q)
+    idx, sims = top_k_similar(q, np.asarray(corpus_vecs), top_k)
+    for query, row, srow in zip(queries, idx, sims):
+        typer.echo(query)
+        for i, sim in zip(row, srow):
+            typer.echo(f"  {sim:.3f}  {texts[i]}")
+
+
+@app.command()
+def classify(
+    input: Annotated[str, typer.Argument(help="Texts to classify (.txt/.jsonl/-).")],
+    examples: Annotated[str, typer.Option(help="Labelled examples, JSONL with text and label.")],
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="JSONL output (default: stdout).")] = None,
+    model: ModelOpt = None,
+    pooling: PoolingOpt = "mean",
+    k: Annotated[int, typer.Option(help="Neighbours that vote.")] = 1,
+    holdout: Annotated[float, typer.Option(help="Share of examples held out to report accuracy.")] = 0.2,
+    whiten: Annotated[bool, typer.Option(help="Whiten with statistics of the examples.")] = False,
+) -> None:
+    """Nearest-neighbour classification by cosine to labelled examples, with a held-out accuracy report."""
+    import json
+
+    from ..embeddings import embed as run
+    from ..embeddings import nearest_neighbour_labels
+    from ..io import InputError, atomic_path, read_records
+    from ..whitening import RunningStats, Whitening
+
+    try:
+        recs = list(read_records(examples, "jsonl"))
+    except (InputError, OSError) as exc:
+        fail(str(exc))
+    for r in recs:
+        if not isinstance(r.fields.get("label"), str):
+            fail(f"{examples}:{r.line}: missing string field 'label'")
+    mlm = load_mlm(model)
+    ex_vecs = run(mlm, [r.text for r in recs], pooling)
+    labels = [r.fields["label"] for r in recs]
+    transform = Whitening.fit(RunningStats(ex_vecs.shape[1]).update(ex_vecs)) if whiten else None
+    if transform:
+        ex_vecs = transform.transform(ex_vecs)
+    rng = np.random.default_rng(0)
+    test = rng.random(len(recs)) < holdout
+    if test.any() and (~test).any():
+        pred = nearest_neighbour_labels(ex_vecs[test], ex_vecs[~test], [l for l, t in zip(labels, test) if not t], k)
+        acc = np.mean([p == l for p, l in zip(pred, [l for l, t in zip(labels, test) if t])])
+        typer.echo(f"held-out accuracy {acc:.3f} on {int(test.sum())} of {len(recs)} examples", err=True)
+    texts = read_texts(input, None)
+    vecs = run(mlm, texts, pooling)
+    if transform:
+        vecs = transform.transform(vecs)
+    lines = [json.dumps({"text": t, "label": p}) for t, p in zip(texts, nearest_neighbour_labels(vecs, ex_vecs, labels, k))]
+    if out is None:
+        typer.echo("\n".join(lines))
+    else:
+        with atomic_path(out) as tmp:
+            tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
