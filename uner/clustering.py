@@ -301,7 +301,7 @@ def cluster_vocabulary(model: str | None = None, out: str | Path | None = None, 
 
     mlm = MaskedLM.from_pretrained(model, device="cpu")
     embeddings, vocab = mlm.word_embeddings(), mlm.vocab
-    specials = mlm.tokenizer.all_special_tokens
+    specials = mlm.special_tokens
     if limit or subset is not None:
         ids = subset_ids(vocab, limit, subset, specials)
         embeddings, vocab = embeddings[ids], [vocab[i] for i in ids]

@@ -95,6 +95,12 @@ def resolve_model(name_or_path: str | os.PathLike | None = None) -> str:
     )
 
 
+def load_vocabulary(name_or_path: str | os.PathLike | None = None) -> tuple[list[str], list[str]]:
+    """A model's vocabulary (token per id) and special tokens, from its tokenizer alone (no weights loaded)."""
+    tok = AutoTokenizer.from_pretrained(resolve_model(name_or_path))
+    return tok.convert_ids_to_tokens(list(range(len(tok)))), list(tok.all_special_tokens)
+
+
 def head_transform(model: PreTrainedModel, states: torch.Tensor) -> torch.Tensor:
     """Apply the MLM head's transform (dense → activation → LayerNorm) to hidden states.
 
