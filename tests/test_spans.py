@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from uner.spans import candidate_spans, load_spacy
+import pytest
+
+from uner.spans import candidate_spans, load_spacy, parse_inline
 
 
 def _spans(text: str) -> list[str]:
@@ -21,3 +23,34 @@ def test_possessives_and_symbols_are_trimmed():
     spans = _spans("Zoë Saldaña 🎉 met the boss of Toyota 's .")
     assert "Toyota" in spans and "Zoë Saldaña" in spans
     assert not any(s.endswith(("'s", "🎉")) for s in spans)
+
+
+def _named(text: str) -> dict[str, bool]:
+    return {text[s.start : s.end]: s.named for s in candidate_spans(load_spacy()(text), policy="named")}
+
+
+def test_named_policy_keeps_names_whole_and_marks_common_nouns():
+    spans = _named("Barack Obama visited Paris with executives of Toyota .")
+    assert spans == {"Barack Obama": True, "Paris": True, "executives": False, "Toyota": True}
+    spans = _named("The Chinese Ministry of Commerce said the BRCA1 gene was found by Procter & Gamble .")
+    assert spans["Chinese Ministry of Commerce"] and spans["BRCA1"] and spans["Procter & Gamble"]
+    assert spans["gene"] is False
+
+
+def test_named_policy_does_not_join_across_other_words_or_sentences():
+    spans = _named("Paris and London are cities . Of course Berlin is too .")
+    assert {"Paris", "London", "Berlin"} <= set(spans) and not any(" and " in s or "Of" in s for s in spans)
+
+
+def test_nouns_policy_is_every_noun_run_and_unknown_policy_is_an_error():
+    doc = load_spacy()("Aspirin treats headaches in patients with breast cancer .")
+    spans = {doc.text[s.start : s.end] for s in candidate_spans(doc, policy="nouns")}
+    assert {"Aspirin", "headaches", "patients", "breast cancer"} <= spans
+    with pytest.raises(ValueError, match="unknown span policy"):
+        candidate_spans(doc, policy="proper")
+
+
+def test_inline_marks_join_consecutive_words():
+    text, spans = parse_inline("Barack:__entity__ Obama:__entity__ met Merkel:__entity__ in Paris:__entity__ .")
+    assert text == "Barack Obama met Merkel in Paris ."
+    assert [text[a:b] for a, b in spans] == ["Barack Obama", "Merkel", "Paris"]

@@ -1,6 +1,6 @@
 """Sentence and document vectors from the masked LM (DESIGN.md §3.5).
 
-Poolings:
+Poolings (registered by name in ``POOLING_KINDS``):
 - ``cls-head``: the [CLS] state after the MLM head's transform layer;
 - ``cls``: the [CLS] state of the top layer;
 - ``mean``: the mean of the last layer's token states ([CLS] and [SEP] included);
@@ -16,56 +16,81 @@ exactly the short-text result and no token is ever dropped.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import torch
 
-from .models import MaskedLM, head_transform
+from .io import InputError, read_records
+from .models import Backend
+from .whitening import RunningStats, Whitening
 
-POOLINGS = ("cls-head", "cls", "mean", "last-k-mean", "first-last-mean")
+LayerPool = Callable[[np.ndarray, Backend, int], np.ndarray]
+
+
+@dataclass(frozen=True)
+class PoolingKind:
+    """How one pooling reads a window: the states it needs alone, [CLS] or all positions, and how it
+    turns all layers' states ((layers+1) × T × d, used when several poolings share a pass) into T × d."""
+
+    layers: str  # what ``Backend.token_states`` must return for this pooling alone
+    is_cls: bool
+    from_layers: LayerPool  # (all states, model, k) → per-token vectors
+
+
+def _last(states: np.ndarray, mlm: Backend, k: int) -> np.ndarray:
+    return states[-1]
+
+
+def _cls_head(states: np.ndarray, mlm: Backend, k: int) -> np.ndarray:
+    return mlm.head_transform_states(states[-1][:1])
+
+
+def _last_k_mean(states: np.ndarray, mlm: Backend, k: int) -> np.ndarray:
+    return states[-k:].mean(axis=0)
+
+
+def _first_last_mean(states: np.ndarray, mlm: Backend, k: int) -> np.ndarray:
+    return (states[1] + states[-1]) / 2
+
+
+POOLING_KINDS: dict[str, PoolingKind] = {
+    "cls-head": PoolingKind("head", True, _cls_head),
+    "cls": PoolingKind("last", True, _last),
+    "mean": PoolingKind("last", False, _last),
+    "last-k-mean": PoolingKind("all", False, _last_k_mean),
+    "first-last-mean": PoolingKind("all", False, _first_last_mean),
+}
+POOLINGS = tuple(POOLING_KINDS)
 
 
 @dataclass(frozen=True)
 class Pooling:
-    """Which vector to take from the model; validated up front."""
+    """Which vector to take from the model (a name in ``POOLING_KINDS``); validated up front."""
 
     name: str = "mean"
     k: int = 4  # layers for last-k-mean
 
     def __post_init__(self) -> None:
-        if self.name not in POOLINGS:
-            raise ValueError(f"unknown pooling {self.name!r}; choose one of {', '.join(POOLINGS)}")
+        if self.name not in POOLING_KINDS:
+            raise ValueError(f"unknown pooling {self.name!r}; choose one of {', '.join(POOLING_KINDS)}")
         if self.k < 1:
             raise ValueError("k must be at least 1")
 
     @property
     def layers(self) -> str:
-        """What ``MaskedLM.token_states`` must return for this pooling alone."""
-        return {"cls-head": "head", "cls": "last", "mean": "last"}.get(self.name, "all")
+        """What ``Backend.token_states`` must return for this pooling alone."""
+        return POOLING_KINDS[self.name].layers
 
     @property
     def is_cls(self) -> bool:
-        return self.name in ("cls-head", "cls")
+        return POOLING_KINDS[self.name].is_cls
 
-    def token_vectors(self, states: np.ndarray, mlm: MaskedLM) -> np.ndarray:
+    def token_vectors(self, states: np.ndarray, mlm: Backend) -> np.ndarray:
         """Per-token vectors (T × d) of one window, from states of kind ``self.layers`` or ``"all"``."""
         if states.ndim == 2:  # already the right layer ("last" or "head")
             return states
-        if self.name == "last-k-mean":
-            return states[-self.k :].mean(axis=0)
-        if self.name == "first-last-mean":
-            return (states[1] + states[-1]) / 2
-        if self.name == "cls-head":
-            return _head(mlm, states[-1][:1])
-        return states[-1]
-
-
-def _head(mlm: MaskedLM, rows: np.ndarray) -> np.ndarray:
-    with torch.inference_mode():
-        x = torch.from_numpy(np.ascontiguousarray(rows)).to(mlm.device, next(mlm.model.parameters()).dtype)
-        return head_transform(mlm.model, x).float().cpu().numpy()
+        return POOLING_KINDS[self.name].from_layers(states, mlm, self.k)
 
 
 def windows(n_tokens: int, window: int, stride: int) -> list[tuple[int, int]]:
@@ -78,14 +103,14 @@ def windows(n_tokens: int, window: int, stride: int) -> list[tuple[int, int]]:
     return [(a, a + window) for a in starts]
 
 
-def embed(mlm: MaskedLM, texts: Iterable[str], pooling: Pooling | str = "mean", *, window: int | None = None,
+def embed(mlm: Backend, texts: Iterable[str], pooling: Pooling | str = "mean", *, window: int | None = None,
           stride: int | None = None, chunk: int = 512) -> np.ndarray:
     """One vector per text (n × d float32) for one pooling."""
     pool = Pooling(pooling) if isinstance(pooling, str) else pooling
     return embed_many(mlm, texts, [pool], window=window, stride=stride, chunk=chunk)[pool.name]
 
 
-def embed_many(mlm: MaskedLM, texts: Iterable[str], poolings: Sequence[Pooling | str], *,
+def embed_many(mlm: Backend, texts: Iterable[str], poolings: Sequence[Pooling | str], *,
                window: int | None = None, stride: int | None = None, chunk: int = 512) -> dict[str, np.ndarray]:
     """Vectors for several poolings from a single pass of the model: pooling name → n × d."""
     pools = [Pooling(p) if isinstance(p, str) else p for p in poolings]
@@ -93,11 +118,12 @@ def embed_many(mlm: MaskedLM, texts: Iterable[str], poolings: Sequence[Pooling |
     for block in iter_embed(mlm, texts, pools, window=window, stride=stride, chunk=chunk):
         for name, arr in block.items():
             parts[name].append(arr)
-    dim = mlm.model.get_input_embeddings().weight.shape[1]
-    return {name: np.concatenate(v) if v else np.zeros((0, dim), np.float32) for name, v in parts.items()}
+    if not all(parts.values()):  # no texts: empty rows of the word-embedding width
+        return {name: np.zeros((0, mlm.word_embeddings().shape[1]), np.float32) for name in parts}
+    return {name: np.concatenate(v) for name, v in parts.items()}
 
 
-def iter_embed(mlm: MaskedLM, texts: Iterable[str], poolings: Sequence[Pooling], *, window: int | None = None,
+def iter_embed(mlm: Backend, texts: Iterable[str], poolings: Sequence[Pooling], *, window: int | None = None,
                stride: int | None = None, chunk: int = 512) -> Iterator[dict[str, np.ndarray]]:
     """Yield {pooling: vectors} for successive chunks of ``texts`` (bounded memory on big inputs)."""
     body = (window or mlm.max_length) - 2
@@ -115,12 +141,11 @@ def iter_embed(mlm: MaskedLM, texts: Iterable[str], poolings: Sequence[Pooling],
         yield _embed_chunk(mlm, buf, poolings, layers, body, step)
 
 
-def _embed_chunk(mlm: MaskedLM, texts: Sequence[str], pools: Sequence[Pooling], layers: str, body: int,
+def _embed_chunk(mlm: Backend, texts: Sequence[str], pools: Sequence[Pooling], layers: str, body: int,
                  step: int) -> dict[str, np.ndarray]:
-    tok = mlm.tokenizer
-    content = tok(list(texts), add_special_tokens=False, truncation=False, verbose=False)["input_ids"]
+    content = mlm.tokenize_ids(texts)
     spans = [windows(len(ids), body, step) for ids in content]
-    flat = [[tok.cls_token_id, *content[d][a:b], tok.sep_token_id] for d, sp in enumerate(spans) for a, b in sp]
+    flat = [mlm.add_specials(content[d][a:b]) for d, sp in enumerate(spans) for a, b in sp]
     states = mlm.token_states(flat, layers)
     out: dict[str, list[np.ndarray]] = {p.name: [] for p in pools}
     first = 0
@@ -175,3 +200,51 @@ def nearest_neighbour_labels(queries: np.ndarray, examples: np.ndarray, labels: 
             votes[labels[i]] = votes.get(labels[i], 0.0) + float(s)
         out.append(max(votes, key=votes.get))
     return out
+
+
+def read_examples(path: str) -> tuple[list[str], list[str]]:
+    """Texts and labels of labelled examples (JSONL with ``text`` and ``label``); InputError names a bad line."""
+    records = list(read_records(path, "jsonl"))
+    for r in records:
+        if not isinstance(r.fields.get("label"), str):
+            raise InputError(f"{path}:{r.line}: missing string field 'label'")
+    return [r.text for r in records], [r.fields["label"] for r in records]
+
+
+@dataclass
+class NearestNeighbourClassifier:
+    """Labels texts by cosine k-nearest-neighbour vote over embedded labelled examples, optionally in the
+    whitened space of the examples' own statistics."""
+
+    mlm: Backend
+    vectors: np.ndarray  # the examples' vectors (whitened when ``transform`` is set)
+    labels: list[str]
+    pooling: Pooling | str = "mean"
+    k: int = 1
+    transform: Whitening | None = None
+
+    @classmethod
+    def fit(cls, mlm: Backend, texts: Sequence[str], labels: Sequence[str], pooling: Pooling | str = "mean",
+            k: int = 1, whiten: bool = False) -> NearestNeighbourClassifier:
+        """Embed the examples (and fit the whitening on them when ``whiten``)."""
+        vecs = embed(mlm, texts, pooling)
+        transform = Whitening.fit(RunningStats(vecs.shape[1]).update(vecs)) if whiten else None
+        return cls(mlm, transform.transform(vecs) if transform else vecs, list(labels), pooling, k, transform)
+
+    def holdout_accuracy(self, share: float, seed: int = 0) -> tuple[float, int] | None:
+        """Accuracy on a random ``share`` of the examples, each labelled from the others, and how many were
+        held out; None when the hold-out or the rest would be empty."""
+        test = np.random.default_rng(seed).random(len(self.labels)) < share
+        if not (test.any() and (~test).any()):
+            return None
+        rest = [lab for lab, t in zip(self.labels, test) if not t]
+        truth = [lab for lab, t in zip(self.labels, test) if t]
+        predicted = nearest_neighbour_labels(self.vectors[test], self.vectors[~test], rest, self.k)
+        return float(np.mean([p == t for p, t in zip(predicted, truth)])), int(test.sum())
+
+    def predict(self, texts: Sequence[str]) -> list[str]:
+        """The label of each text."""
+        vecs = embed(self.mlm, texts, self.pooling)
+        if self.transform:
+            vecs = self.transform.transform(vecs)
+        return nearest_neighbour_labels(vecs, self.vectors, self.labels, self.k)

@@ -163,7 +163,8 @@ def evaluate(tagger, gold_path: str | os.PathLike, mapping: Mapping | None = Non
     """Run the tagger over a gold file; end-to-end strict F1 and/or given-spans token F1, plus a confusion count."""
     import json
 
-    from .io import atomic_path, bio_tags
+    from .io import atomic_write_text
+    from .tagger import bio_tags
 
     if mode not in ("end-to-end", "given-spans", "both"):
         raise ValueError(f"mode must be end-to-end, given-spans or both, not {mode!r}")
@@ -202,6 +203,42 @@ def evaluate(tagger, gold_path: str | os.PathLike, mapping: Mapping | None = Non
         report["given_spans"] = {"mean_token_f1": mean, "per_type": {t: vars(s) for t, s in per.items()},
                                  "confusion": {f"{g} -> {p}": n for (g, p), n in sorted(confusion.items())}}
     if errors_path is not None:
-        with atomic_path(errors_path) as tmp:
-            tmp.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in errors), encoding="utf-8")
+        atomic_write_text(errors_path, "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in errors))
     return report
+
+
+def evaluate_model(gold_path: str | os.PathLike, mapping_path: str | os.PathLike | None = None, mode: str = "both",
+                   limit: int | None = None, model: str | None = None, labels: str | os.PathLike | None = None,
+                   errors_path: str | os.PathLike | None = None, ensemble: Sequence[str] = ()) -> dict:
+    """``evaluate`` with a model loaded by name (and ``ensemble`` members, ``MODEL`` or ``MODEL:LABELS_DIR``,
+    voting with equal weights); the mapping from ``mapping_path`` or the gold file's name. Adds ``seconds``."""
+    import time
+
+    from .tagger import Ensemble, Tagger
+
+    t0 = time.time()
+    mapper = Mapping.load(mapping_path) if mapping_path else Mapping.for_file(gold_path)
+    tagger = Tagger.from_pretrained(model, labels)
+    if ensemble:
+        tagger = Ensemble.from_specs(tagger, ensemble)
+    result = evaluate(tagger, gold_path, mapper, mode, limit, errors_path)
+    result["seconds"] = round(time.time() - t0, 1)
+    return result
+
+
+def report_text(gold_path: str | os.PathLike, result: dict) -> str:
+    """The human-readable summary of an ``evaluate_model`` result."""
+    lines = [f"{gold_path}: {result['sentences']} sentences, {result['gold_entities']} gold entities, "
+             f"{result['seconds']} s"]
+    if "end_to_end" in result:
+        m = result["end_to_end"]["micro"]
+        lines.append(f"  end-to-end strict micro: P {m['precision']:.3f} R {m['recall']:.3f} F1 {m['f1']:.3f}")
+        for t, sc in result["end_to_end"]["per_type"].items():
+            lines.append(f"    {t:<16} P {sc['precision']:.3f} R {sc['recall']:.3f} F1 {sc['f1']:.3f} ({sc['support']})")
+    if "given_spans" in result:
+        g = result["given_spans"]
+        lines.append(f"  given spans, token F1 averaged over types: {g['mean_token_f1']:.3f}")
+        for t, sc in g["per_type"].items():
+            lines.append(f"    {t:<16} F1 {sc['f1']:.3f} ({sc['support']} tokens)")
+        lines.append("  confusion (gold -> predicted): " + ", ".join(f"{k} {v}" for k, v in g["confusion"].items()))
+    return "\n".join(lines)

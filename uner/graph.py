@@ -116,7 +116,10 @@ class NeighbourGraph:
 
     @classmethod
     def load(cls, folder: str | os.PathLike) -> NeighbourGraph:
+        """The graph in ``folder`` (or a graph file); FileNotFoundError saying how to make one when missing."""
         path = Path(folder)
-        path = path / GRAPH_FILE if path.is_dir() else path
+        path = path / GRAPH_FILE if path.is_dir() or not path.suffix else path
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: no graph; run `uner cluster` first")
         with np.load(path, allow_pickle=False) as z:
             return cls(z["vocab"].tolist(), z["indptr"], z["indices"], z["weights"], z["thresholds"])

@@ -97,10 +97,17 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     os.close(fd)
     try:
         yield Path(tmp)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; the result gets a normal file's mode
         os.replace(tmp, target)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
@@ -167,58 +174,3 @@ def load_vectors(path: str | os.PathLike) -> np.ndarray:
         raise InputError(f"{path}: expected a 2-D array of vectors, got shape {arr.shape}")
     return arr
 
-
-def resume_point(partial: Path) -> int:
-    """Complete JSON lines in a partial output file; a torn last line is cut off."""
-    if not partial.is_file():
-        return 0
-    data = partial.read_bytes()
-    keep = data[: data.rfind(b"\n") + 1]
-    if len(keep) != len(data):
-        partial.write_bytes(keep)
-    return keep.count(b"\n")
-
-
-def bio_tags(tokens: list[tuple[int, int]], entities: list[dict]) -> list[str]:
-    """IOB2 tags for tokens given as (start, end) character offsets; a token starting inside an entity joins it."""
-    tags = ["O"] * len(tokens)
-    for ent in entities:
-        inside = [i for i, (a, b) in enumerate(tokens) if a < ent["end"] and b > ent["start"]]
-        for n, i in enumerate(inside):
-            tags[i] = ("B-" if n == 0 else "I-") + ent["type"]
-    return tags
-
-
-def html_fragment(records: list[dict]) -> str:
-    """The records with their entities highlighted, as one ``<div class="uner">`` with its own scoped style
-    (for embedding, e.g. in a notebook; ``html_page`` wraps it in a page)."""
-    import html
-
-    palette = ["#7aecec", "#bfeeb7", "#feca74", "#ff9561", "#aa9cfc", "#c887fb", "#9cc9cc", "#ffeb80", "#e4e7d2"]
-    colours: dict[str, str] = {}
-    body = []
-    for rec in records:
-        text, pos, parts = rec.get("text", ""), 0, []
-        for ent in sorted(rec.get("entities", []), key=lambda e: e["start"]):
-            colour = colours.setdefault(ent["type"], palette[len(colours) % len(palette)])
-            parts.append(html.escape(text[pos : ent["start"]]))
-            label = ent["type"] + (f" / {ent['subtype']}" if ent.get("subtype") else "")
-            parts.append(f'<mark style="background:{colour}" title="{html.escape(label)} {ent["score"]:.2f}">'
-                         f'{html.escape(text[ent["start"]:ent["end"]])}<span class="t">{html.escape(ent["type"])}</span></mark>')
-            pos = ent["end"]
-        parts.append(html.escape(text[pos:]))
-        err = f'<p class="err">{html.escape(rec["error"])}</p>' if rec.get("error") else ""
-        body.append(f'<div class="doc"><span class="id">{html.escape(str(rec.get("id", "")))}</span> {"".join(parts)}{err}</div>')
-    style = (".uner{font-family:sans-serif;line-height:2.2}"
-             ".uner mark{padding:.2em .35em;border-radius:.35em}.uner .t{font-size:.65em;font-weight:bold;margin-left:.4em}"
-             ".uner .doc{border-bottom:1px solid #ddd;padding:.5em 0}.uner .id{color:#999;font-size:.8em}.uner .err{color:#b00}")
-    return f'<div class="uner"><style>{style}</style>{"".join(body)}</div>'
-
-
-def html_page(records: list[dict], title: str = "uner entities") -> str:
-    """A self-contained HTML page with the entities of each record highlighted."""
-    import html
-
-    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            "<style>body{max-width:60em;margin:2em auto}</style></head>"
-            f"<body>{html_fragment(records)}</body></html>\n")

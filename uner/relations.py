@@ -11,11 +11,13 @@ between the arguments (infix), before both (prefix) or after both (suffix).
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 
-from .tagger import Entity, Tagger
+from .io import Record
+from .tagger import BaseTagger, Entity
 
 UNTYPED = "OTHER"
 
@@ -122,9 +124,9 @@ def sentence_relations(sent, args: Sequence[tuple[object, Argument]], sentence_i
 
 
 class RelationExtractor:
-    """Tag entities with a Tagger, parse with its spaCy pipeline, and read triples off the parse."""
+    """Tag entities with a tagger, parse with its spaCy pipeline, and read triples off the parse."""
 
-    def __init__(self, tagger: Tagger, untyped: bool = True, type_pairs: set[tuple[str, str]] | None = None,
+    def __init__(self, tagger: BaseTagger, untyped: bool = True, type_pairs: set[tuple[str, str]] | None = None,
                  relations: set[str] | None = None) -> None:
         self.tagger = tagger
         self.untyped = untyped
@@ -188,3 +190,35 @@ def summarise(triples: Iterable[Triple], top: int = 15,
     """The most frequent (type1, relation, type2) patterns (``typed_only``: both arguments typed entities)."""
     return Counter((t.e1.type, t.relation, t.e2.type) for t in triples
                    if not typed_only or UNTYPED not in (t.e1.type, t.e2.type)).most_common(top)
+
+
+def parse_type_pairs(spec: str) -> set[tuple[str, str]]:
+    """``TYPE1:TYPE2[,TYPE1:TYPE2…]`` as a set of pairs; ValueError naming the expected form."""
+    pairs = {tuple(p.split(":")) for p in spec.split(",")}
+    if not all(len(p) == 2 for p in pairs):
+        raise ValueError("--types: expected TYPE1:TYPE2[,TYPE1:TYPE2…]")
+    return pairs
+
+
+def record_triples(extractor: RelationExtractor, records: Sequence[Record],
+                   batch_size: int = 32) -> tuple[list[Triple], list[str]]:
+    """All triples of the records, and one JSON line per triple (the record's ``id`` first)."""
+    triples: list[Triple] = []
+    lines: list[str] = []
+    for rec, found in zip(records, extractor.extract([r.text for r in records], batch_size)):
+        triples.extend(found)
+        lines += [json.dumps({"id": rec.id, **t.to_dict()}, ensure_ascii=False) for t in found]
+    return triples, lines
+
+
+def summary_text(triples: Sequence[Triple], n_docs: int, top: int = 15, untyped: bool = True) -> str:
+    """The most frequent patterns between typed entities (and, with ``untyped``, with OTHER arguments too)."""
+    lines = [f"{len(triples)} triples from {n_docs} documents"]
+    sections = [("top patterns between typed entities:", True)]
+    if untyped:
+        sections.append(("top patterns, untyped noun phrases (OTHER) included:", False))
+    for title, typed_only in sections:
+        lines.append(title)
+        lines += [f"  {n:6d}  {t1} --{rel}--> {t2}" for (t1, rel, t2), n in summarise(triples, top, typed_only)]
+    return "\n".join(lines)
+

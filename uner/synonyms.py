@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from .graph import NeighbourGraph
 from .models import MaskedLM
@@ -52,3 +52,20 @@ def synonyms(graph: NeighbourGraph, term: str, predicted: Counter | None = None,
              for t, c in graph.out_neighbours(term) if t != term and not t.startswith("##")]
     cands.sort(key=lambda d: (not d["mutual"], -d["co_predicted"], -d["cosine"]))
     return cands[:top]
+
+
+def synonym_records(graph: NeighbourGraph, terms: Iterable[str], mlm: MaskedLM | None = None,
+                    texts: Sequence[str] = (), max_contexts: int = 200, top: int = 20) -> Iterator[dict]:
+    """``{"term", "synonyms"}`` per term, re-ranked by co-prediction in ``texts`` when a model is given;
+    KeyError (naming the term) for a term outside the graph's vocabulary."""
+    for term in terms:
+        graph.id(term)
+        predicted = co_predictions(mlm, term, contexts(term, texts, max_contexts)) if mlm is not None else None
+        yield {"term": term, "synonyms": synonyms(graph, term, predicted, top)}
+
+
+def format_synonyms(record: dict) -> str:
+    """One line: each candidate with its cosine and evidence."""
+    return f"{record['term']}: " + "  ".join(
+        f"{c['term']}({c['cosine']:.2f}{', mutual' if c['mutual'] else ''}"
+        f"{', co-pred ' + str(c['co_predicted']) if c['co_predicted'] else ''})" for c in record["synonyms"])

@@ -11,8 +11,8 @@ maximum likelihood under a standard normal prior.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import torch
@@ -51,6 +51,22 @@ class RunningStats:
         if self.n == 0:
             raise ValueError("no vectors seen")
         return self.m2 / self.n
+
+
+def streamed_stats(arrays: Iterable[tuple[str, np.ndarray]], chunk: int = 65536) -> RunningStats:
+    """Mean and covariance over named arrays (e.g. memory-mapped files) fed ``chunk`` rows at a time;
+    a ValueError names the array whose rows do not fit."""
+    stats: RunningStats | None = None
+    for name, arr in arrays:
+        stats = stats or RunningStats(arr.shape[1])
+        for start in range(0, len(arr), chunk):
+            try:
+                stats.update(arr[start : start + chunk])
+            except ValueError as exc:
+                raise ValueError(f"{name}: {exc}") from None
+    if stats is None:
+        raise ValueError("no vectors given")
+    return stats
 
 
 @dataclass

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -58,3 +57,15 @@ def map_vectors(vectors: Path, out: Path, fn) -> None:
     result = fn(np.asarray(read_vectors(vectors)))
     save_npy(out, result)
     typer.echo(f"{result.shape[0]} vectors of dimension {result.shape[1]} -> {out}")
+
+
+def load_graph(folder: Optional[Path], model: Optional[str]):
+    """The neighbour graph in ``folder`` (default: the model's labels folder) and that folder; exit 2 if missing."""
+    from ..graph import NeighbourGraph
+    from ..paths import labels_dir
+
+    folder = folder or labels_dir(model)
+    try:
+        return NeighbourGraph.load(folder), folder
+    except FileNotFoundError as exc:
+        fail(str(exc))

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._util import ModelOpt, app, fail
+from ._util import ModelOpt, app, fail, load_graph
 
 
 @app.command()
@@ -55,25 +55,11 @@ def neighbors(
     top: Annotated[int, typer.Option(help="Show at most this many per list.")] = 30,
 ) -> None:
     """Out-, in- and mutual neighbours of TERM in the directed neighbour graph."""
-    from ..paths import labels_dir
-    from ..graph import NeighbourGraph
-    from ..paths import GRAPH_FILE
-    from ..models import DEFAULT_MODEL
-
-    folder = graph or labels_dir(model or DEFAULT_MODEL)
-    if not (folder / GRAPH_FILE).is_file():
-        fail(f"{folder / GRAPH_FILE}: no graph; run `uner cluster` first")
-    g = NeighbourGraph.load(folder)
+    g, _ = load_graph(graph, model)
     try:
-        out_n, in_n, mutual = g.out_neighbours(term), g.in_neighbours(term), g.mutual_neighbours(term)
+        lists = {"out": g.out_neighbours(term), "in": g.in_neighbours(term), "mutual": g.mutual_neighbours(term)}
     except KeyError as exc:
         fail(str(exc.args[0]))
-
-    def show(name: str, items: list[tuple[str, float]]) -> None:
-        cells = "  ".join(f"{t} {c:.2f}" for t, c in items[:top])
-        typer.echo(f"{name} ({len(items)}): {cells}")
-
     typer.echo(f"{term}: tail length {g.tail_length(term)}, cut-off cosine {g.thresholds[g.id(term)]:.2f}")
-    show("out", out_n)
-    show("in", in_n)
-    show("mutual", mutual)
+    for name, items in lists.items():
+        typer.echo(f"{name} ({len(items)}): " + "  ".join(f"{t} {c:.2f}" for t, c in items[:top]))

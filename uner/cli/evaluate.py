@@ -25,37 +25,16 @@ def eval_command(
 ) -> None:
     """Score the tagger on gold data: strict entity F1 end to end, token F1 with gold spans."""
     import json
-    import time
 
-    from ..evaluate import Mapping, evaluate
-    from ..io import atomic_path
-    from ..tagger import Ensemble, Tagger
+    from ..evaluate import evaluate_model, report_text
+    from ..io import atomic_write_text
 
     if not gold.is_file():
         fail(f"{gold}: no such file")
-    t0 = time.time()
     try:
-        mapper = Mapping.load(mapping) if mapping else Mapping.for_file(gold)
-        tagger = Tagger.from_pretrained(model, labels)
-        if ensemble:
-            members = [Tagger.from_pretrained(*(m.rsplit(":", 1) if ":" in m else (m, None))) for m in ensemble]
-            tagger = Ensemble([tagger, *members])
-        result = evaluate(tagger, gold, mapper, mode, limit, errors)
+        result = evaluate_model(gold, mapping, mode, limit, model, labels, errors, ensemble or ())
     except (ValueError, OSError) as exc:
         fail(str(exc))
-    result["seconds"] = round(time.time() - t0, 1)
-    typer.echo(f"{gold}: {result['sentences']} sentences, {result['gold_entities']} gold entities, {result['seconds']} s")
-    if "end_to_end" in result:
-        m = result["end_to_end"]["micro"]
-        typer.echo(f"  end-to-end strict micro: P {m['precision']:.3f} R {m['recall']:.3f} F1 {m['f1']:.3f}")
-        for t, sc in result["end_to_end"]["per_type"].items():
-            typer.echo(f"    {t:<16} P {sc['precision']:.3f} R {sc['recall']:.3f} F1 {sc['f1']:.3f} ({sc['support']})")
-    if "given_spans" in result:
-        g = result["given_spans"]
-        typer.echo(f"  given spans, token F1 averaged over types: {g['mean_token_f1']:.3f}")
-        for t, sc in g["per_type"].items():
-            typer.echo(f"    {t:<16} F1 {sc['f1']:.3f} ({sc['support']} tokens)")
-        typer.echo("  confusion (gold -> predicted): " + ", ".join(f"{k} {v}" for k, v in g["confusion"].items()))
+    typer.echo(report_text(gold, result))
     if report:
-        with atomic_path(report) as tmp:
-            tmp.write_text(json.dumps(result, indent=1), encoding="utf-8")
+        atomic_write_text(report, json.dumps(result, indent=1))

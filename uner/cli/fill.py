@@ -8,7 +8,19 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._util import ModelOpt, app, fail
+from ._util import ModelOpt, app, fail, load_mlm
+
+
+def read_lines(texts: Optional[list[str]], file: Optional[Path]) -> list[str]:
+    """The texts given, then the file's lines; stdin when there are none (or '-'); blank lines dropped."""
+    lines = list(texts or [])
+    if file is not None:
+        if not file.is_file():
+            fail(f"{file}: no such file")
+        lines += [ln.rstrip("\n") for ln in file.open(encoding="utf-8")]
+    if not lines or lines == ["-"]:
+        lines = [ln.rstrip("\n") for ln in sys.stdin]
+    return [ln for ln in lines if ln.strip()]
 
 
 @app.command()
@@ -20,37 +32,22 @@ def fill(
     labels: Annotated[Optional[Path], typer.Option(help="Labels folder for the terms' entity types (default: the model's, if compiled).")] = None,
 ) -> None:
     """Fill in the blanks: top-k predictions with logits (and entity types, when labels exist) at every [MASK]."""
-    from ..paths import labels_dir
-    from ..labels import LabelTable, load_types, term_types
-    from ..models import MaskedLM, ModelNotFoundError
+    from ..labels import LabelsFolder, term_types
 
-    lines = list(texts or [])
-    if file is not None:
-        if not file.is_file():
-            fail(f"{file}: no such file")
-        lines += [ln.rstrip("\n") for ln in file.open(encoding="utf-8")]
-    if not lines or lines == ["-"]:
-        lines = [ln.rstrip("\n") for ln in sys.stdin]
-    lines = [ln for ln in lines if ln.strip()]
-    try:
-        mlm = MaskedLM.from_pretrained(model)
-    except ModelNotFoundError as exc:
-        fail(str(exc))
+    lines = read_lines(texts, file)
+    mlm = load_mlm(model)
     lines = [ln.replace("[MASK]", mlm.mask_token) for ln in lines]
     try:
         results = mlm.top_k(lines, k=top_k)
     except ValueError as exc:
         fail(str(exc))
-    folder = labels or labels_dir(mlm.name)
-    term_type: dict[int, str] = {}
-    if (folder / "label_table.npz").is_file():
-        typed = term_types(LabelTable.load(folder / "label_table.npz"), load_types(folder / "types.yaml"))
-        term_type = {int(i): typed[i] for preds in results for p in preds for i in p.ids if typed[i] is not None}
+    folder = LabelsFolder(labels) if labels else LabelsFolder.for_model(mlm.name)
+    typed = term_types(folder.load_table(), folder.load_types()) if folder.has_table() else None
     for text, preds in zip(lines, results):
         typer.echo(text)
         if not preds:
             typer.echo(f"  (no {mlm.mask_token} in this text)")
         for m, p in enumerate(preds, 1):
-            cells = "  ".join(f"{tok} {logit:.2f}" + (f" [{term_type[int(i)]}]" if int(i) in term_type else "")
+            cells = "  ".join(f"{tok} {logit:.2f}" + (f" [{typed[i]}]" if typed and typed[i] else "")
                               for tok, logit, i in zip(p.tokens, p.logits, p.ids))
             typer.echo(f"  mask {m}: {cells}")

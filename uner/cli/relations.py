@@ -25,44 +25,26 @@ def relations(
     batch_size: int = 32,
 ) -> None:
     """Relation triples (e1, relation, e2) from tagged entities and the dependency parse."""
-    import json
-
-    from ..io import InputError, atomic_path, read_records
-    from ..relations import RelationExtractor, summarise
+    from ..io import InputError, atomic_write_text, read_records
+    from ..relations import RelationExtractor, parse_type_pairs, record_triples, summary_text
     from ..tagger import Tagger
 
     if input != "-" and not Path(input).is_file():
         fail(f"{input}: no such file")
-    pairs = None
-    if types:
-        try:
-            pairs = {tuple(p.split(":")) for p in types.split(",")}
-            assert all(len(p) == 2 for p in pairs)
-        except AssertionError:
-            fail("--types: expected TYPE1:TYPE2[,TYPE1:TYPE2…]")
+    try:
+        pairs = parse_type_pairs(types) if types else None
+    except ValueError as exc:
+        fail(str(exc))
     try:
         extractor = RelationExtractor(Tagger.from_pretrained(model, labels), untyped, pairs,
                                       set(only.split(",")) if only else None)
         recs = list(read_records(input, input_format or ("txt" if input == "-" else None)))
     except (OSError, ValueError, InputError) as exc:
         fail(str(exc))
-    triples = []
-    lines = []
-    for rec, found in zip(recs, extractor.extract([r.text for r in recs], batch_size)):
-        triples.extend(found)
-        lines += [json.dumps({"id": rec.id, **t.to_dict()}, ensure_ascii=False) for t in found]
+    triples, lines = record_triples(extractor, recs, batch_size)
     if summary:
-        typer.echo(f"{len(triples)} triples from {len(recs)} documents")
-        sections = [("top patterns between typed entities:", True)]
-        if untyped:
-            sections.append(("top patterns, untyped noun phrases (OTHER) included:", False))
-        for title, typed_only in sections:
-            typer.echo(title)
-            for (t1, rel, t2), n in summarise(triples, top, typed_only):
-                typer.echo(f"  {n:6d}  {t1} --{rel}--> {t2}")
-        return
-    if out == "-":
+        typer.echo(summary_text(triples, len(recs), top, untyped))
+    elif out == "-":
         typer.echo("\n".join(lines))
     else:
-        with atomic_path(out) as tmp:
-            tmp.write_text("".join(x + "\n" for x in lines), encoding="utf-8")
+        atomic_write_text(out, "".join(x + "\n" for x in lines))

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from ._util import ModelOpt, app, fail, load_mlm
+from ._util import ModelOpt, app, fail, load_graph, load_mlm
 
 
 @app.command()
@@ -22,44 +23,28 @@ def synonyms(
     top: int = 10,
 ) -> None:
     """Synonym candidates from the neighbour graph, re-ranked by co-prediction over a corpus."""
-    import json
-
-    from ..paths import labels_dir
     from ..corpus import read_paragraphs
-    from ..graph import NeighbourGraph
-    from ..paths import GRAPH_FILE
-    from ..io import atomic_path
-    from ..labels import LabelTable, load_types, term_types
-    from ..models import DEFAULT_MODEL
-    from ..synonyms import co_predictions, contexts
-    from ..synonyms import synonyms as rank
+    from ..io import atomic_write_text
+    from ..labels import LabelsFolder, term_types
+    from ..synonyms import format_synonyms, synonym_records
 
-    folder = graph or labels_dir(model or DEFAULT_MODEL)
-    if not (folder / GRAPH_FILE).is_file():
-        fail(f"{folder / GRAPH_FILE}: no graph; run `uner cluster` first")
-    g = NeighbourGraph.load(folder)
+    g, folder = load_graph(graph, model)
     words = list(terms or [])
     if of_type:
-        typed = term_types(LabelTable.load(folder / "label_table.npz"), load_types(folder / "types.yaml"))
+        labels = LabelsFolder(folder)
+        typed = term_types(labels.load_table(), labels.load_types())
         words += [t for t, ty in zip(g.vocab, typed) if ty == of_type and not t.startswith("##")]
     if not words:
         fail("give terms or --type")
     texts = [p for p in read_paragraphs(corpus) if p] if corpus else []
-    mlm = load_mlm(model) if corpus else None
     records = []
-    for term in words:
-        try:
-            g.id(term)
-        except KeyError as exc:
-            fail(str(exc.args[0]))
-        predicted = co_predictions(mlm, term, contexts(term, texts, max_contexts)) if mlm else None
-        found = rank(g, term, predicted, top)
-        records.append({"term": term, "synonyms": found})
-        if out is None:
-            typer.echo(f"{term}: " + "  ".join(
-                f"{c['term']}({c['cosine']:.2f}{', mutual' if c['mutual'] else ''}"
-                f"{', co-pred ' + str(c['co_predicted']) if c['co_predicted'] else ''})" for c in found))
+    try:
+        for rec in synonym_records(g, words, load_mlm(model) if corpus else None, texts, max_contexts, top):
+            records.append(rec)
+            if out is None:
+                typer.echo(format_synonyms(rec))
+    except KeyError as exc:
+        fail(str(exc.args[0]))
     if out is not None:
-        with atomic_path(out) as tmp:
-            tmp.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+        atomic_write_text(out, "".join(json.dumps(r) + "\n" for r in records))
         typer.echo(f"{len(records)} terms -> {out}")

@@ -15,6 +15,7 @@ flow_app = typer.Typer(no_args_is_help=True, help="Fit or apply an additive-coup
 app.add_typer(whiten_app, name="whiten")
 app.add_typer(flow_app, name="flow")
 
+
 @app.command()
 def embed(
     input: Annotated[str, typer.Argument(help=".txt (one document per line), .jsonl (text field) or - for stdin.")],
@@ -56,18 +57,10 @@ def whiten_fit(
     k: Annotated[Optional[int], typer.Option(help="Keep only the first k whitened dimensions.")] = None,
 ) -> None:
     """Accumulate mean and covariance over the files and save W = U Λ^-1/2."""
-    from ..whitening import RunningStats, Whitening
+    from ..whitening import Whitening, streamed_stats
 
-    stats = None
-    for path in vectors:
-        arr = read_vectors(path)
-        stats = stats or RunningStats(arr.shape[1])
-        for start in range(0, len(arr), 65536):
-            try:
-                stats.update(arr[start : start + 65536])
-            except ValueError as exc:
-                fail(f"{path}: {exc}")
     try:
+        stats = streamed_stats((str(path), read_vectors(path)) for path in vectors)
         Whitening.fit(stats, k).save(out)
     except ValueError as exc:
         fail(str(exc))
@@ -159,37 +152,20 @@ def classify(
     """Nearest-neighbour classification by cosine to labelled examples, with a held-out accuracy report."""
     import json
 
-    from ..embeddings import embed as run
-    from ..embeddings import nearest_neighbour_labels
-    from ..io import InputError, atomic_path, read_records
-    from ..whitening import RunningStats, Whitening
+    from ..embeddings import NearestNeighbourClassifier, read_examples
+    from ..io import InputError, atomic_write_text
 
     try:
-        recs = list(read_records(examples, "jsonl"))
+        texts, labels = read_examples(examples)
     except (InputError, OSError) as exc:
         fail(str(exc))
-    for r in recs:
-        if not isinstance(r.fields.get("label"), str):
-            fail(f"{examples}:{r.line}: missing string field 'label'")
-    mlm = load_mlm(model)
-    ex_vecs = run(mlm, [r.text for r in recs], pooling)
-    labels = [r.fields["label"] for r in recs]
-    transform = Whitening.fit(RunningStats(ex_vecs.shape[1]).update(ex_vecs)) if whiten else None
-    if transform:
-        ex_vecs = transform.transform(ex_vecs)
-    rng = np.random.default_rng(0)
-    test = rng.random(len(recs)) < holdout
-    if test.any() and (~test).any():
-        pred = nearest_neighbour_labels(ex_vecs[test], ex_vecs[~test], [l for l, t in zip(labels, test) if not t], k)
-        acc = np.mean([p == l for p, l in zip(pred, [l for l, t in zip(labels, test) if t])])
-        typer.echo(f"held-out accuracy {acc:.3f} on {int(test.sum())} of {len(recs)} examples", err=True)
-    texts = read_texts(input, None)
-    vecs = run(mlm, texts, pooling)
-    if transform:
-        vecs = transform.transform(vecs)
-    lines = [json.dumps({"text": t, "label": p}) for t, p in zip(texts, nearest_neighbour_labels(vecs, ex_vecs, labels, k))]
+    classifier = NearestNeighbourClassifier.fit(load_mlm(model), texts, labels, pooling, k, whiten)
+    held_out = classifier.holdout_accuracy(holdout)
+    if held_out is not None:
+        typer.echo(f"held-out accuracy {held_out[0]:.3f} on {held_out[1]} of {len(labels)} examples", err=True)
+    inputs = read_texts(input, None)
+    lines = [json.dumps({"text": t, "label": p}) for t, p in zip(inputs, classifier.predict(inputs))]
     if out is None:
         typer.echo("\n".join(lines))
     else:
-        with atomic_path(out) as tmp:
-            tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        atomic_write_text(out, "\n".join(lines) + "\n")

@@ -87,7 +87,7 @@ def test_eval_cli(tmp_path, tiny):
     gold.write_text("Barack NNP B-NP B-PER\nObama NNP I-NP I-PER\nvisited VBD B-VP O\nParis NNP B-NP B-LOC\n. . O O\n")
     mapping = tmp_path / "m.yaml"
     mapping.write_text("map:\n  PERSON: PER\n  LOCATION: LOC\n")
-    from tests.test_cli import uner
+    from tests.helpers import uner
 
     res = uner("eval", str(gold), "--mapping", str(mapping), "--model", str(tiny[0]), "--labels", str(tiny[1]),
                "--errors", str(tmp_path / "err.jsonl"), "--report", str(tmp_path / "r.json"))

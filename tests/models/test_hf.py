@@ -1,4 +1,4 @@
-"""The masked-LM layer on tiny random models of every supported family (real HF folders)."""
+"""The transformers backend on tiny random models of every supported family (real HF folders)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from uner.models import MaskedLM, ModelNotFoundError, cpu_has_bf16, head_logits, resolve_dtype, resolve_model
+from uner.models import Backend, MaskedLM, head_logits, head_transform
 
 TEXTS = [
     "paris is the [MASK] of france .",
@@ -97,6 +97,25 @@ def test_static_facts(tiny_model_dir):
     assert mlm.vocab[mlm.tokenizer.mask_token_id] == mlm.mask_token
 
 
+def test_is_a_backend_and_its_tokenizer_views_agree(tiny_model_dir):
+    mlm = MaskedLM.from_pretrained(tiny_model_dir, device="cpu")
+    assert isinstance(mlm, Backend)
+    assert set(mlm.special_tokens) >= {mlm.mask_token} and mlm.tokenize_ids([]) == []
+    content = mlm.tokenize_ids(TEXTS)
+    full = mlm.tokenize_ids(TEXTS, special=True)
+    assert [mlm.add_specials(ids) for ids in content] == full == mlm.encode(TEXTS)
+    assert mlm.count_tokens(TEXTS) == [len(ids) for ids in full]
+
+
+def test_head_transform_states_is_the_heads_transform(tiny_model_dir):
+    mlm = MaskedLM.from_pretrained(tiny_model_dir, device="cpu")
+    last = mlm.hidden_states(TEXTS[:1], "last")[0]
+    got = mlm.head_transform_states(last)
+    np.testing.assert_allclose(got, mlm.hidden_states(TEXTS[:1], "head")[0], rtol=1e-4, atol=1e-5)
+    with torch.no_grad():
+        np.testing.assert_allclose(got, head_transform(mlm.model, torch.from_numpy(last)).numpy(), rtol=1e-5, atol=1e-6)
+
+
 def test_empty_batch(tiny_model_dir):
     mlm = MaskedLM.from_pretrained(tiny_model_dir, device="cpu")
     assert mlm.top_k([]) == [] and mlm.hidden_states([]) == []
@@ -106,25 +125,6 @@ def test_too_long_text_is_an_error_not_a_truncation(tiny_model_dir):
     mlm = MaskedLM.from_pretrained(tiny_model_dir, device="cpu")
     with pytest.raises(ValueError, match="text 1 has .* tokens"):
         mlm.top_k(["the [MASK] .", " ".join(["the"] * 200) + " [MASK]"])
-
-
-def test_missing_model_error_names_where_it_looked(tmp_path, monkeypatch):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    missing = tmp_path / "no-such-model"
-    with pytest.raises(ModelNotFoundError) as err:
-        resolve_model(str(missing))
-    message = str(err.value)
-    assert "\n" not in message
-    assert str(missing) in message and "embedded models" in message and "HF_HUB_OFFLINE" in message
-
-
-def test_folder_without_config_is_rejected(tmp_path):
-    with pytest.raises(ModelNotFoundError, match="config.json"):
-        resolve_model(tmp_path)
-
-
-def test_loads_from_folder_by_path(tiny_model_dir):
-    assert resolve_model(tiny_model_dir) == str(tiny_model_dir)
 
 
 def test_duplicate_texts_run_once_with_the_same_predictions(tiny_model_dir):
@@ -138,15 +138,6 @@ def test_duplicate_texts_run_once_with_the_same_predictions(tiny_model_dir):
         assert [p.ids.tolist() for p in got] == [p.ids.tolist() for p in want]
         for pg, pw in zip(got, want):
             np.testing.assert_allclose(pg.logits, pw.logits, rtol=1e-5, atol=1e-5)
-
-
-def test_dtype_names_and_auto():
-    assert resolve_dtype(None, "cpu") == torch.float32 and resolve_dtype(None, "cuda") == torch.float16
-    assert resolve_dtype("auto", "cpu") == (torch.bfloat16 if cpu_has_bf16() else torch.float32)
-    assert resolve_dtype("auto", "cuda") == torch.float16
-    assert resolve_dtype("bfloat16", "cpu") == torch.bfloat16 and resolve_dtype(torch.float16, "cpu") == torch.float16
-    with pytest.raises(ValueError, match="dtype must be"):
-        resolve_dtype("int8", "cpu")
 
 
 def test_cpu_batches_are_small_by_default(tiny_model_dir):

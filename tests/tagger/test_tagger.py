@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 import torch
 
-from tests.test_cli import uner
+from tests.helpers import uner
 from uner.labels import LabelTable, load_types
 from uner.models import MaskedLM
 from uner.tagger import PredictionCache, Tagger, TaggerConfig
 
-TYPES = Path(__file__).resolve().parents[1] / "labels" / "uner-minilm-l6" / "types.yaml"
+TYPES = Path(__file__).resolve().parents[2] / "labels" / "uner-minilm-l6" / "types.yaml"
 TEXTS = [
     "Barack Obama visited Paris with executives of Toyota .",
     "",
@@ -155,6 +155,16 @@ def test_ensemble_combines_members_per_span(tiny, tmp_path):
     assert {e.type for e in leaning_body} == {"BODY_PART_OR_ORGAN_COMPONENT"}
     assert {e.subtype for e in leaning_body} == {"CELL"}
     assert [e.to_dict() for e in next(Ensemble([person]).tag(text))] == [e.to_dict() for e in next(person.tag(text))]
+
+
+def test_ensemble_from_specs_reads_model_and_labels(tiny, tagger):
+    from uner.tagger import Ensemble
+
+    ensemble = Ensemble.from_specs(tagger, [f"{tiny[0]}:{tiny[1]}"])
+    assert len(ensemble.members) == 2 and ensemble.members[0] is tagger and ensemble.nlp is tagger.nlp
+    assert ensemble.members[1].scorer.labels == tagger.scorer.labels
+    got = [(e.start, e.end, e.type) for e in next(ensemble.tag(TEXTS[:1], explain=True))]
+    assert got == [(e.start, e.end, e.type) for e in next(tagger.tag(TEXTS[:1]))]
 
 
 def _inputs(tagger: Tagger, texts: list[str]) -> list[str]:

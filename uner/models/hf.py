@@ -1,12 +1,13 @@
-"""The masked-LM layer: load any Hugging Face MLM and read its head cheaply.
+"""The transformers backend: load any Hugging Face MLM and read its head cheaply.
 
-Everything else in uner asks this module for MLM predictions, hidden states and
-embedding matrices. Predictions are computed only at mask positions: the
-encoder runs on the batch, the hidden states at the masks are gathered, and only
-those rows go through the MLM head. Inputs are sorted by length and packed into
-batches bounded by a token budget (small on CPU, where activations that stay in the
-cache matter more than fewer, larger matrix products). ``dtype="auto"`` runs bfloat16
-on CPUs with native bfloat16 instructions (AVX512-BF16, AMX) and float16 on GPUs.
+Predictions are computed only at mask positions: the encoder runs on the batch, the
+hidden states at the masks are gathered, and only those rows go through the MLM
+head. Inputs are sorted by length and packed into batches bounded by a token budget
+(small on CPU, where activations that stay in the cache matter more than fewer,
+larger matrix products).
+
+(Named ``hf`` rather than ``transformers`` so that ``import transformers`` always
+means the library, never this module.)
 """
 
 from __future__ import annotations
@@ -21,84 +22,11 @@ import torch
 import torch.nn.functional as F
 from transformers import AutoModelForMaskedLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 
-from .paths import DEFAULT_MODEL, embedded_models
-
-
+from .base import MaskPrediction
+from .resolve import resolve_dtype, resolve_model
 
 CPU_BATCH_TOKENS = 1024  # per thread: ~1k tokens of 384-1536-wide activations stay in a core's cache
 GPU_BATCH_TOKENS = 8192
-
-
-def cpu_has_bf16() -> bool:
-    """Whether this CPU multiplies bfloat16 natively (AVX512-BF16 or AMX); elsewhere bf16 is emulated and slow."""
-    cpu = getattr(torch, "cpu", None)
-    checks = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
-    return any(bool(getattr(cpu, name, lambda: False)()) for name in checks)
-
-
-def resolve_dtype(dtype: str | torch.dtype | None, device: str | torch.device) -> torch.dtype:
-    """None: float32 on CPU, float16 on GPU. ``"auto"``: the fastest dtype that keeps predictions
-    essentially the same — bfloat16 on CPUs with native bf16, float16 on GPUs, float32 otherwise."""
-    on_cpu = torch.device(device).type == "cpu"
-    if dtype is None:
-        return torch.float32 if on_cpu else torch.float16
-    if isinstance(dtype, torch.dtype):
-        return dtype
-    if dtype == "auto":
-        if not on_cpu:
-            return torch.float16
-        return torch.bfloat16 if cpu_has_bf16() else torch.float32
-    names = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
-    found = names.get(dtype, getattr(torch, str(dtype), None))
-    if not isinstance(found, torch.dtype) or not found.is_floating_point:
-        raise ValueError(f"dtype must be auto, float32, bfloat16 or float16, not {dtype!r}")
-    return found
-
-
-class ModelNotFoundError(RuntimeError):
-    """Raised when a model name or path cannot be resolved; the message says where uner looked."""
-
-
-def resolve_model(name_or_path: str | os.PathLike | None = None) -> str:
-    """Turn a folder, an embedded model name or a hub id into something ``from_pretrained`` loads.
-
-    Order: an existing folder; an embedded model; the local Hugging Face cache;
-    the hub (only when ``HF_HUB_OFFLINE`` is not set). Raises ModelNotFoundError
-    with one line naming every place that was tried.
-    """
-    name = str(name_or_path) if name_or_path is not None else DEFAULT_MODEL
-    path = Path(name).expanduser()
-    if path.is_dir():
-        if not (path / "config.json").is_file():
-            raise ModelNotFoundError(f"{path}: folder has no config.json; expected a Hugging Face model folder")
-        return str(path)
-    shipped = embedded_models()
-    if name in shipped:
-        return str(shipped[name])
-    tried = [f"folder {path} (missing)", f"embedded models {sorted(shipped) or '(none)'}"]
-    from huggingface_hub import snapshot_download
-
-    try:
-        return snapshot_download(name, local_files_only=True)
-    except Exception:
-        tried.append("Hugging Face cache (not there)")
-    if os.environ.get("HF_HUB_OFFLINE", "0") not in ("1", "true", "True", "YES", "yes"):
-        try:
-            return snapshot_download(name, allow_patterns=["*.json", "*.txt", "*.safetensors", "*.model"])
-        except Exception as exc:
-            tried.append(f"hub ({type(exc).__name__})")
-    else:
-        tried.append("hub (skipped: HF_HUB_OFFLINE is set)")
-    raise ModelNotFoundError(
-        f"model {name!r} not found; looked in: {'; '.join(tried)}. "
-        "Pass a local folder with config.json, an embedded model name, or a hub id with internet access."
-    )
-
-
-def load_vocabulary(name_or_path: str | os.PathLike | None = None) -> tuple[list[str], list[str]]:
-    """A model's vocabulary (token per id) and special tokens, from its tokenizer alone (no weights loaded)."""
-    tok = AutoTokenizer.from_pretrained(resolve_model(name_or_path))
-    return tok.convert_ids_to_tokens(list(range(len(tok)))), list(tok.all_special_tokens)
 
 
 def head_transform(model: PreTrainedModel, states: torch.Tensor) -> torch.Tensor:
@@ -125,15 +53,6 @@ def head_logits(model: PreTrainedModel, states: torch.Tensor) -> torch.Tensor:
 
 
 @dataclass
-class MaskPrediction:
-    """Top-k predictions at one mask: vocabulary ids, their tokens and logits (descending)."""
-
-    ids: np.ndarray
-    tokens: list[str]
-    logits: np.ndarray
-
-
-@dataclass
 class Batch:
     """A padded batch of encoded texts and the input indices it holds."""
 
@@ -143,7 +62,7 @@ class Batch:
 
 
 class MaskedLM:
-    """A masked language model with its tokenizer, read in batches.
+    """A Hugging Face masked language model with its tokenizer, read in batches (the ``Backend`` protocol).
 
     >>> mlm = MaskedLM.from_pretrained()  # the embedded default model
     >>> [p.tokens[:3] for p in mlm.top_k(["paris is the capital of [MASK] ."])[0]]
@@ -213,12 +132,19 @@ class MaskedLM:
         """The tokenizer's special tokens ([CLS], [SEP], [MASK], …)."""
         return list(self.tokenizer.all_special_tokens)
 
-    def count_tokens(self, texts: Sequence[str]) -> list[int]:
-        """Token count of each text with special tokens (no window check: for fitting inputs to the window)."""
+    def tokenize_ids(self, texts: Sequence[str], special: bool = False) -> list[list[int]]:
+        """Token ids of each text, with or without the special tokens; no window check."""
         if not texts:
             return []
-        return [len(ids) for ids in self.tokenizer(list(texts), add_special_tokens=True, truncation=False,
-                                                    verbose=False)["input_ids"]]
+        return self.tokenizer(list(texts), add_special_tokens=special, truncation=False, verbose=False)["input_ids"]
+
+    def add_specials(self, ids: Sequence[int]) -> list[int]:
+        """Content ids framed as [CLS] … [SEP] (the tokenizer's own start and end tokens)."""
+        return [self.tokenizer.cls_token_id, *ids, self.tokenizer.sep_token_id]
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """Token count of each text with special tokens (no window check: for fitting inputs to the window)."""
+        return [len(ids) for ids in self.tokenize_ids(texts, special=True)]
 
     def word_embeddings(self) -> np.ndarray:
         """The input word-embedding matrix (V × d) as float32."""
@@ -231,12 +157,16 @@ class MaskedLM:
             return np.zeros(len(self.vocab), dtype=np.float32)
         return bias.detach().float().cpu().numpy()
 
+    @torch.inference_mode()
+    def head_transform_states(self, states: np.ndarray) -> np.ndarray:
+        """The MLM head's transform applied to rows of last-layer states, in the model's dtype (float32 out)."""
+        x = torch.from_numpy(np.ascontiguousarray(states)).to(self.device, next(self.model.parameters()).dtype)
+        return head_transform(self.model, x).float().cpu().numpy()
+
     # ----- batching -------------------------------------------------------------
     def encode(self, texts: Sequence[str]) -> list[list[int]]:
         """Token ids with special tokens; raises ValueError naming any text longer than the model window."""
-        if not texts:
-            return []
-        ids = self.tokenizer(list(texts), add_special_tokens=True, truncation=False, verbose=False)["input_ids"]
+        ids = self.tokenize_ids(texts, special=True)
         for i, seq in enumerate(ids):
             if len(seq) > self.max_length:
                 raise ValueError(f"text {i} has {len(seq)} tokens, more than the model window of {self.max_length}")

@@ -1,0 +1,77 @@
+"""Output formats: the registry, each writer's output, and resuming a partial JSONL file."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.helpers import uner
+from uner.spans import load_spacy
+from uner.tagger import WRITERS, bio_tags, format_for, resume_point
+from uner.tagger.formats import Destination, open_partial
+
+RECORDS = [
+    {"id": "1", "text": "Barack Obama <b>visited</b> Paris .", "entities": [
+        {"text": "Barack Obama", "start": 0, "end": 12, "type": "PERSON", "subtype": None, "score": 0.5},
+        {"text": "Paris", "start": 28, "end": 33, "type": "LOCATION", "subtype": "CITY", "score": 0.7}]},
+    {"id": "2", "text": "", "entities": [], "error": "line 2: bad"},
+]
+
+
+def test_format_from_option_then_extension_then_jsonl():
+    assert format_for("out.conll") == "conll" and format_for("out.html") == "html"
+    assert format_for("out.txt") == "jsonl" and format_for("-") == "jsonl"
+    assert format_for("out.conll", "html") == "html"
+    assert set(WRITERS) == {"jsonl", "conll", "html"}
+
+
+def test_unknown_format_is_a_clear_error(tmp_path):
+    with pytest.raises(ValueError, match="unknown format 'xml'"):
+        format_for("out.xml", "xml")
+    inp = tmp_path / "in.txt"
+    inp.write_text("Paris .\n")
+    res = uner("tag", str(inp), "--output-format", "xml")
+    assert res.returncode == 2 and res.stderr.strip() == "uner: error: --output-format: unknown format 'xml'"
+
+
+def test_writers_write_every_record(tmp_path):
+    written = {}
+    for name, write in WRITERS.items():
+        path = tmp_path / f"o.{name}"
+        write(iter(RECORDS), Destination(path, flush_every=1, nlp=load_spacy))
+        written[name] = path.read_text(encoding="utf-8")
+    assert [json.loads(x) for x in written["jsonl"].splitlines()] == RECORDS
+    rows = [r.split("\t") for r in written["conll"].split("\n")]
+    assert rows[:3] == [["Barack", "B-PERSON"], ["Obama", "I-PERSON"], ["<", "O"]]
+    assert ["Paris", "B-LOCATION"] in rows and rows[-1] == [""]  # a blank line after each record
+    page = written["html"]
+    assert page.startswith("<!DOCTYPE html>") and "&lt;b&gt;visited&lt;/b&gt;" in page and "<b>" not in page
+    assert "LOCATION / CITY" in page and "line 2: bad" in page
+
+
+def test_writers_to_stdout_end_with_one_newline(capsys):
+    ends = {"jsonl": "}\n", "conll": "O\n\n", "html": "</html>\n\n"}  # the CLI's echo adds a newline
+    for name, write in WRITERS.items():
+        write(iter(RECORDS[:1]), Destination(None))
+        out = capsys.readouterr().out
+        assert out.endswith(ends[name]) and not out.endswith("\n" + ends[name]), name
+
+
+def test_jsonl_appends_after_a_resumed_partial(tmp_path):
+    out = tmp_path / "o.jsonl"
+    partial = tmp_path / "o.jsonl.partial"
+    partial.write_text(json.dumps(RECORDS[0]) + "\n" + '{"id": "2", "te')  # killed mid-line
+    path, done = open_partial(str(out), resume=True)
+    assert (path, done) == (partial, 1)
+    WRITERS["jsonl"](iter(RECORDS[1:]), Destination(path))
+    assert [json.loads(x) for x in partial.read_text().splitlines()] == RECORDS
+    path, done = open_partial(str(out), resume=False)
+    assert done == 0 and not partial.exists()  # a fresh run drops a stale partial file
+    assert open_partial("-", resume=True) == (None, 0) and resume_point(tmp_path / "none") == 0
+
+
+def test_bio_tags_join_tokens_starting_inside_an_entity():
+    tokens = [(0, 6), (7, 12), (13, 20), (21, 26)]
+    assert bio_tags(tokens, [{"start": 0, "end": 12, "type": "PERSON"}, {"start": 22, "end": 26, "type": "LOC"}]) == \
+        ["B-PERSON", "I-PERSON", "O", "B-LOC"]

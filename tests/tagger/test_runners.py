@@ -1,0 +1,49 @@
+"""Runners: the serial and the process runner give the same records, in input order, errors included."""
+
+from __future__ import annotations
+
+import pytest
+
+from uner.io import Record
+from uner.tagger import RUNNERS, ProcessRunner, SerialRunner, TagOptions, make_runner
+
+TEXTS = ["Barack Obama visited Paris with executives of Toyota .", "", "Aspirin treats headaches .",
+         "Paris is big .", "Obama met Toyota executives in Tokyo ."]
+
+
+def _records() -> list[Record]:
+    recs = [Record(n, f"r{n}", t, {}) for n, t in enumerate(TEXTS, 1)]
+    recs.insert(2, Record(3, "3", "", {}, "in.jsonl:3: invalid JSON (Expecting value)"))
+    recs.append(Record(7, "r7", "Paris is big .", {"spans": [[0, 5]]}))
+    recs.append(Record(8, "r8", "Paris .", {"spans": [[3, 99]]}))
+    return recs
+
+
+@pytest.fixture(scope="module")
+def kwargs(tiny) -> dict:
+    return {"model": str(tiny[0]), "labels": tiny[1], "device": "cpu", "dtype": "float32"}
+
+
+def test_serial_and_process_runners_give_identical_records(kwargs):
+    options = TagOptions(batch_size=2, explain=True)  # chunks cut between records with and without errors
+    serial = list(SerialRunner(kwargs, options).run(_records()))
+    parallel = list(ProcessRunner(kwargs, options, workers=2).run(_records()))
+    assert parallel == serial
+    assert [r["id"] for r in serial] == [r.id for r in _records()]
+    assert "error" in serial[2] and "spans" in serial[-1]["error"]
+    assert serial[0]["entities"] and all("descriptors" in e for e in serial[0]["entities"])
+
+
+def test_make_runner_picks_by_workers_and_rejects_unknown_names(kwargs):
+    assert isinstance(make_runner(kwargs, TagOptions()), SerialRunner)
+    assert isinstance(make_runner(kwargs, TagOptions(), workers=3), ProcessRunner)
+    assert set(RUNNERS) == {"serial", "processes"}
+    with pytest.raises(ValueError, match="unknown runner 'ray'"):
+        make_runner(kwargs, TagOptions(), name="ray")
+
+
+def test_process_runner_fails_early_on_a_missing_model(tmp_path):
+    from uner.models import ModelNotFoundError
+
+    with pytest.raises(ModelNotFoundError):
+        ProcessRunner({"model": str(tmp_path / "nothing")}, TagOptions(), workers=2)

@@ -1,0 +1,136 @@
+"""A labels folder (DESIGN.md §4): finding it, loading and checking its files, saving what is compiled."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from ..models import ModelNotFoundError, load_vocabulary
+from ..paths import CLUSTERS_FILE, LABEL_TABLE_FILE, TERMS_FILE, TYPES_FILE, labels_dir
+from .problems import LabelError
+from .review import dump_clusters, load_clusters
+from .seeds import load_seeds
+from .table import LabelTable
+from .types import TypeHierarchy, load_types
+
+
+@dataclass
+class Review:
+    """A checked folder's type hierarchy, ``clusters.yaml`` document, the model named for it and that
+    model's vocabulary (every member was checked against it)."""
+
+    types: TypeHierarchy
+    doc: dict
+    model: str | None
+    vocab: list[str] | None
+
+    @property
+    def clusters(self) -> list[dict]:
+        """The cluster entries."""
+        return self.doc["clusters"]
+
+    @property
+    def confirmed(self) -> int:
+        """How many clusters a human confirmed."""
+        return sum(e.get("status") == "confirmed" for e in self.clusters)
+
+
+def _file(name: str, doc: str) -> property:
+    """A read-only attribute: the path of the folder's file ``name``."""
+    return property(lambda self: self.path / name, doc=doc)
+
+
+class LabelsFolder:
+    """The labels of one model: ``types.yaml``, ``clusters.yaml``, ``terms.tsv`` and ``label_table.npz``."""
+
+    path: Path
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = Path(path)
+
+    def __repr__(self) -> str:
+        return f"LabelsFolder({str(self.path)!r})"
+
+    @classmethod
+    def for_model(cls, model_name: str | None = None) -> LabelsFolder:
+        """The model's labels folder (the default model's without a name); it need not exist."""
+        return cls(labels_dir(model_name))
+
+    @classmethod
+    def existing(cls, path: str | os.PathLike | None = None) -> LabelsFolder:
+        """The folder at ``path`` (default: the default model's); FileNotFoundError unless it is a folder."""
+        folder = cls(path) if path is not None else cls.for_model()
+        if not folder.path.is_dir():
+            raise FileNotFoundError(f"{folder.path}: no such labels folder")
+        return folder
+
+    types_path = _file(TYPES_FILE, "``types.yaml``: the type hierarchy.")
+    clusters_path = _file(CLUSTERS_FILE, "``clusters.yaml``: the human review of the clusters.")
+    terms_path = _file(TERMS_FILE, "``terms.tsv``: per-term human labels.")
+    table_path = _file(LABEL_TABLE_FILE, "``label_table.npz``: the compiled table the tagger reads.")
+
+    def load_types(self) -> TypeHierarchy:
+        """The checked type hierarchy; LabelError lists its problems."""
+        return load_types(self.types_path)
+
+    def has_table(self) -> bool:
+        """Whether the labels have been compiled."""
+        return self.table_path.is_file()
+
+    def load_table(self) -> LabelTable:
+        """The compiled label table; FileNotFoundError saying how to make it when there is none."""
+        if not self.has_table():
+            raise FileNotFoundError(f"{self.table_path}: no compiled labels; run `uner labels compile`")
+        return LabelTable.load(self.table_path)
+
+    def load_review(self, model: str | None = None) -> Review:
+        """Types and ``clusters.yaml`` checked against the vocabulary of ``model`` (default: the one
+        ``clusters.yaml`` names). Raises LabelError listing every problem of both files."""
+        problems: list[str] = []
+        types = vocab = doc = None
+        try:
+            types = self.load_types()
+        except LabelError as exc:
+            problems += exc.problems
+        if not self.clusters_path.is_file():
+            problems.append(f"{self.clusters_path}:1: missing; run `uner cluster` first")
+        if not problems:
+            try:
+                vocab = self._vocabulary(model)
+            except ModelNotFoundError as exc:
+                problems.append(f"{self.clusters_path}:1: {exc}")
+        if types is not None and self.clusters_path.is_file():
+            try:
+                doc = load_clusters(self.clusters_path, types, vocab)
+            except LabelError as exc:
+                problems += exc.problems
+        if problems:
+            raise LabelError(problems)
+        return Review(types, doc, model or doc.get("model"), vocab)
+
+    def _vocabulary(self, model: str | None) -> list[str] | None:
+        """The vocabulary of ``model`` or of the model ``clusters.yaml`` names; None when that file
+        cannot be read as a mapping (``load_clusters`` then reports why)."""
+        try:
+            name = model or (yaml.safe_load(self.clusters_path.read_text(encoding="utf-8")) or {}).get("model")
+        except (yaml.YAMLError, OSError, AttributeError):
+            return None
+        return load_vocabulary(name)[0]
+
+    def load_terms(self, types: TypeHierarchy) -> dict[str, Counter]:
+        """The per-term human labels of ``terms.tsv`` (none without the file); LabelError lists its problems."""
+        return load_seeds([self.terms_path], types) if self.terms_path.is_file() else {}
+
+    def save_clusters(self, doc: dict) -> Path:
+        """Write ``clusters.yaml`` atomically; returns its path."""
+        dump_clusters(self.clusters_path, doc)
+        return self.clusters_path
+
+    def save_table(self, table: LabelTable) -> Path:
+        """Write ``label_table.npz`` atomically; returns its path."""
+        table.save(self.table_path)
+        return self.table_path

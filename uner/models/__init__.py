@@ -1,0 +1,17 @@
+"""The masked-LM layer: a backend protocol and its implementations (DESIGN.md §7).
+
+Everything else in uner asks a ``Backend`` for MLM predictions, hidden states and
+embedding matrices. ``MaskedLM`` is the transformers backend (``hf``); ``resolve``
+finds and loads models. A new runtime is one new module here implementing ``Backend``.
+"""
+
+from ..paths import DEFAULT_MODEL, embedded_models
+from .base import Backend, MaskPrediction
+from .hf import CPU_BATCH_TOKENS, GPU_BATCH_TOKENS, Batch, MaskedLM, head_logits, head_transform
+from .resolve import ModelNotFoundError, cpu_has_bf16, load_vocabulary, resolve_dtype, resolve_model
+
+__all__ = [
+    "CPU_BATCH_TOKENS", "DEFAULT_MODEL", "GPU_BATCH_TOKENS", "Backend", "Batch", "MaskPrediction", "MaskedLM",
+    "ModelNotFoundError", "cpu_has_bf16", "embedded_models", "head_logits", "head_transform", "load_vocabulary",
+    "resolve_dtype", "resolve_model",
+]

@@ -1,0 +1,87 @@
+"""Every setting of a pretraining run, the learning-rate schedule and the run's seed."""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+
+
+@dataclass
+class PretrainConfig:
+    """Every setting of a pretraining run (saved with the run for reproducibility)."""
+
+    sources: list[str]
+    out_dir: str
+    init: str | None = None  # model to continue; None = from scratch
+    tokenizer: str | None = None  # from scratch: existing tokenizer; None = learn WordPiece
+    vocab_size: int = 30522
+    cased: bool = False
+    layers: int = 6
+    hidden: int = 384
+    heads: int = 12
+    intermediate: int = 1536
+    max_len: int = 128
+    batch_size: int = 64
+    lr: float = 1e-4  # encoder
+    head_lr: float = 1e-3  # a freshly added MLM head learns faster
+    weight_decay: float = 0.01
+    warmup_steps: int = 500
+    schedule: str = "linear"  # linear | cosine | constant
+    max_steps: int | None = None
+    max_time: float | None = None  # seconds of training; the schedule follows whichever ends first
+    mlm_prob: float = 0.15
+    whole_word: bool = False
+    nsp: bool = False
+    head_init: str = "random"  # random | identity (a freshly added BERT head's dense layer starts as I)
+    eval_paragraphs: int = 100  # held out from the start of every source
+    eval_every: int = 1000
+    save_every: int = 1000
+    log_every: int = 50
+    seed: int | None = None  # None: 0, or one past the seed of the uner run being continued (new windows/masks)
+    device: str | None = None
+    save_dtype: str = "float32"
+    bf16: bool | None = None  # bfloat16 autocast for training steps; None = on GPUs and CPUs with native bf16
+    extra: dict = field(default_factory=dict)
+
+
+def lr_factor(cfg: PretrainConfig, step: int, elapsed: float) -> float:
+    """Linear warm-up, then the chosen decay over training progress (steps or time, whichever is further)."""
+    warm = min(1.0, (step + 1) / cfg.warmup_steps) if cfg.warmup_steps else 1.0
+    progress = 0.0
+    if cfg.max_steps:
+        progress = max(progress, step / cfg.max_steps)
+    if cfg.max_time:
+        progress = max(progress, elapsed / cfg.max_time)
+    progress = min(progress, 1.0)
+    if cfg.schedule == "constant":
+        return warm
+    if cfg.schedule == "cosine":
+        return warm * 0.5 * (1 + math.cos(math.pi * progress))
+    return warm * (1.0 - progress)
+
+
+def _seed_of(folder: Path) -> int | None:
+    """The seed a uner run trained ``folder`` with (its checkpoint state, else the run's run.json)."""
+    if (folder / "trainer.pt").is_file():
+        seed = torch.load(folder / "trainer.pt", map_location="cpu", weights_only=False)["state"].get("seed")
+        if seed is not None:
+            return seed
+    run_file = folder.parent / "run.json"
+    return json.loads(run_file.read_text()).get("seed") if run_file.is_file() else None
+
+
+def run_seed(cfg: PretrainConfig) -> int:
+    """The seed of the random windows and masks. Continuing a uner run with that run's seed would replay
+    exactly its batches (same windows, same masks), so the default is one past it, and reusing it warns."""
+    previous = _seed_of(Path(cfg.init)) if cfg.init and Path(cfg.init).is_dir() else None
+    if cfg.seed is None:
+        return 0 if previous is None else previous + 1
+    if previous == cfg.seed:
+        warnings.warn(f"{cfg.init} was trained with seed {cfg.seed}: this run replays its windows and masks; "
+                      "give another --seed", stacklevel=2)
+    return cfg.seed

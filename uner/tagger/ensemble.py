@@ -1,0 +1,51 @@
+"""Several taggers (each a model with its own labels) voting per span."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..labels import type_rollup
+from ..spans import Span
+from .core import BaseTagger, PredictionCache, Tagger
+from .scoring import SpanScores
+
+
+class Ensemble(BaseTagger):
+    """Member taggers' label votes, weighted and averaged per span.
+
+    Spans, parsing, config, descriptors (``explain``), ``mlm``, ``types`` and ``scorer`` come from the
+    first member; each member scores with its own model, labels and config.
+    """
+
+    def __init__(self, taggers: Sequence[Tagger], weights: Sequence[float] | None = None) -> None:
+        if not taggers:
+            raise ValueError("an ensemble needs at least one tagger")
+        first = taggers[0]
+        self.members = list(taggers)
+        self.weights = list(weights) if weights is not None else [1.0] * len(taggers)
+        self.mlm, self.types, self.config, self.scorer, self.nlp = (first.mlm, first.types, first.config,
+                                                                      first.scorer, first.nlp)
+
+    @classmethod
+    def from_specs(cls, first: Tagger, specs: Sequence[str]) -> Ensemble:
+        """``first`` with a tagger per spec, ``MODEL`` (its own labels) or ``MODEL:LABELS_DIR``, equal weights."""
+        members = [Tagger.from_pretrained(*(s.rsplit(":", 1) if ":" in s else (s, None))) for s in specs]
+        return cls([first, *members])
+
+    def span_scores(self, spans: Sequence[tuple[str, Span]], cache: PredictionCache | None = None) -> SpanScores:
+        """Each member's label votes mapped onto the union of label names, weighted and averaged."""
+        parts = [m.span_scores(spans, cache) for m in self.members]
+        labels = list(dict.fromkeys(lab for p in parts for lab in p.labels))
+        col = {lab: j for j, lab in enumerate(labels)}
+        total = np.zeros((len(spans), len(labels)), dtype=np.float32)
+        for w, p in zip(self.weights, parts):
+            total[:, [col[lab] for lab in p.labels]] += w * p.label_scores
+        total /= sum(self.weights)
+        parent = {lab: m.types.parent(lab) for m in self.members for lab in m.scorer.labels}
+        type_names, rollup = type_rollup([parent[lab] for lab in labels])
+        not_entity = {type_names.index(t) for m in self.members for t in m.types.not_entity if t in type_names}
+        first = parts[0]
+        return SpanScores(labels, type_names, rollup, not_entity, total, first.ids, first.logits,
+                          first.min_score, first.scorer)
