@@ -54,3 +54,4 @@ def test_inline_marks_join_consecutive_words():
     text, spans = parse_inline("Barack:__entity__ Obama:__entity__ met Merkel:__entity__ in Paris:__entity__ .")
     assert text == "Barack Obama met Merkel in Paris ."
     assert [text[a:b] for a, b in spans] == ["Barack Obama", "Merkel", "Paris"]
+
