@@ -6,7 +6,8 @@ Sentences: CoNLL-2003 valid (../shared/data/ner/conll2003/valid.txt). Prints spa
 sentences/s for both, their ratio, and where the batched tagger's time goes.
 
 batched: the tagger as ``Tagger.tag`` runs it — spaCy, then documents in batches of
-``--batch-size``, its default dtype (``auto``: bfloat16 on CPUs with native bf16), distinct
+``--batch-size``, its default dtype (``auto``: bfloat16 where it is faster on this CPU — AMX, or a cached
+measurement; the chosen dtype and why are printed), distinct
 masked inputs once per run. naive: the float32 model through the transformers fill-mask
 pipeline, once per masked copy (CS and CI for every span), plus the same spaCy parse.
 Both share the process, hence the thread count. The batched tagger's entity types and
@@ -25,6 +26,8 @@ import torch
 from transformers import pipeline
 
 from uner.corpus import read_paragraphs
+from uner.models import auto_cpu_dtype, cpu_has_amx, cpu_has_bf16
+from uner.models.resolve import cpu_name
 from uner.tagger import PredictionCache, Tagger
 
 CONLL_DEV = Path(__file__).resolve().parents[1].parent / "shared/data/ner/conll2003/valid.txt"
@@ -122,6 +125,9 @@ def main() -> None:
                                            cache=ref_cache)]
     med = {name: statistics.median(ts) for name, ts in times.items()}
     dtype = str(next(tagger.mlm.model.parameters()).dtype).replace("torch.", "")
+    why = auto_cpu_dtype(tagger.mlm.model.config)[1] if args.dtype == "auto" else "as given"
+    print(f"CPU: {cpu_name()}; native bf16 (AVX512-BF16) {cpu_has_bf16()}, AMX {cpu_has_amx()}; "
+          f"--dtype {args.dtype} -> {dtype} ({why})")
     print(f"{len(texts)} CoNLL-2003 dev sentences, {n_spans} spans ({len(inputs)} masked inputs, "
           f"{cache.misses} distinct), model {tagger.mlm.name}, top-{k}, {torch.get_num_threads()} threads, "
           f"{args.repeats} repeats (medians)")

@@ -10,8 +10,10 @@ float64 so that bins (and thus tails) do not depend on BLAS summation order.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import shutil
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -24,7 +26,10 @@ from tqdm.auto import tqdm
 from .graph import NeighbourGraph, normalise
 from .io import atomic_write_text, write_npz
 from .labels import carry_labels, dump_clusters
-from .paths import CLUSTERS_FILE, NEIGHBOURHOODS_FILE, SUMMARY_FILE, labels_dir
+from .labels.review import is_reviewed
+from .models import MaskedLM, resolve_model
+from .paths import (CLUSTERS_FILE, NEIGHBOURHOODS_FILE, SUMMARY_FILE, check_writable, user_cache_dir,
+                    writable_labels_dir)
 
 N_BINS = 201  # cosine -1.00 … 1.00 in 0.01 steps; column c holds bin (c - 100) / 100
 SPECIAL_RE = re.compile(r"^(\[.*\]|<.*>)$")
@@ -292,14 +297,31 @@ def read_term_list(path: str | Path) -> list[str]:
     return out
 
 
+class ReviewedLabelsError(RuntimeError):
+    """Re-clustering would rewrite a ``clusters.yaml`` that holds human decisions or seed suggestions."""
+
+
 def cluster_vocabulary(model: str | None = None, out: str | Path | None = None, *,
                        params: ClusterParams = ClusterParams(), limit: int | None = None,
                        subset: Iterable[str] | None = None, preserve: Iterable[str] = (),
-                       progress: bool = True) -> tuple[VocabularyGraph, list[Cluster], dict, Path]:
-    """The whole offline job for one model: graph, neighbourhoods, clusters and summary on disk."""
-    from .models import MaskedLM
+                       progress: bool = True, carry: bool = False) -> tuple[VocabularyGraph, list[Cluster], dict, Path]:
+    """The whole offline job for one model: graph, neighbourhoods, clusters and summary on disk.
 
+    ``out`` defaults to ``paths.writable_labels_dir`` (never the installed package). A folder whose
+    ``clusters.yaml`` was reviewed is re-clustered only with ``carry``: the decisions move to the new
+    clusters by member overlap and the old file is kept as ``clusters.yaml.bak``; otherwise
+    ReviewedLabelsError, before any work.
+    """
     mlm = MaskedLM.from_pretrained(model, device="cpu")
+    folder = Path(out) if out is not None else writable_labels_dir(mlm.name)
+    check_writable(folder)
+    previous = folder / CLUSTERS_FILE
+    old = _previous_clusters(previous)
+    reviewed = sum(is_reviewed(e) or bool(e.get("suggested")) for e in old)
+    if reviewed and not carry:
+        raise ReviewedLabelsError(
+            f"{previous} holds {reviewed} reviewed or seed-suggested clusters; pass --carry-labels to re-cluster "
+            "and carry the decisions to the new clusters (the old file is kept as clusters.yaml.bak), or --out DIR")
     embeddings, vocab = mlm.word_embeddings(), mlm.vocab
     specials = mlm.special_tokens
     if limit or subset is not None:
@@ -307,12 +329,42 @@ def cluster_vocabulary(model: str | None = None, out: str | Path | None = None, 
         embeddings, vocab = embeddings[ids], [vocab[i] for i in ids]
     vg = build_graph(embeddings, vocab, params, specials, progress)
     clusters = pivot_clusters(vg.graph, embeddings, params, specials, preserve)
-    folder = Path(out) if out is not None else labels_dir(mlm.name)
     entries = [c.to_yaml_dict() for c in clusters]
     summary = summarise(vg, clusters)
-    previous = folder / CLUSTERS_FILE
-    if previous.is_file():  # re-clustering: keep the human work by member overlap
-        old = yaml.safe_load(previous.read_text(encoding="utf-8")) or {}
-        summary["carried"] = carry_labels(old.get("clusters", []), entries)
+    if reviewed:  # re-clustering: keep the human work by member overlap
+        summary["carried"] = carry_labels(old, entries)
+        shutil.copyfile(previous, previous.with_name(CLUSTERS_FILE + ".bak"))
     write_outputs(folder, vg, entries, params, mlm.name, summary)
     return vg, clusters, summary, folder
+
+
+def _previous_clusters(path: Path) -> list[dict]:
+    """The cluster entries of an existing ``clusters.yaml`` (none without one); ReviewedLabelsError when it
+    cannot be read, since it may hold reviewed work."""
+    if not path.is_file():
+        return []
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise ReviewedLabelsError(f"{path}: malformed YAML ({getattr(exc, 'problem', exc)}); fix it or use --out DIR")
+    entries = doc.get("clusters") if isinstance(doc, dict) else None
+    return [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
+
+
+def graph_cache_folder(model: str | None = None) -> Path:
+    """Where a model's neighbour graph is cached when its labels folder has none: a folder of the user cache
+    named after the model and a stamp of its files (a changed model gets a new graph)."""
+    path = Path(resolve_model(model))
+    stamp = hashlib.sha1("".join(f"{f.name}:{f.stat().st_size}:{f.stat().st_mtime_ns};"
+                                 for f in sorted(path.iterdir()) if f.is_file()).encode()).hexdigest()[:12]
+    return user_cache_dir() / "graphs" / f"{path.name}-{stamp}"
+
+
+def build_cached_graph(model: str | None = None, progress: bool = True) -> Path:
+    """Build a model's neighbour graph (default parameters, as ``uner cluster``) into ``graph_cache_folder``
+    and return that folder: what ``uner neighbors`` and ``uner synonyms`` use out of the box."""
+    mlm = MaskedLM.from_pretrained(model, device="cpu")
+    vg = build_graph(mlm.word_embeddings(), mlm.vocab, ClusterParams(), mlm.special_tokens, progress)
+    folder = graph_cache_folder(model)
+    vg.graph.save(folder)
+    return folder

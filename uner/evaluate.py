@@ -125,13 +125,15 @@ class Mapping:
 
     labels: dict[str, str]
     default: str = "O"
+    domain: str = "general"  # the tagger settings the dataset's text calls for (TaggerConfig.for_domain)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Mapping:
         doc = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
         if not isinstance(doc.get("map"), dict):
             raise ValueError(f"{path}:1: expected a 'map' of our labels to the dataset's")
-        return cls({str(k): str(v) for k, v in doc["map"].items()}, str(doc.get("default", "O")))
+        return cls({str(k): str(v) for k, v in doc["map"].items()}, str(doc.get("default", "O")),
+                   str(doc.get("domain", "general")))
 
     @classmethod
     def for_file(cls, gold: str | os.PathLike) -> Mapping:
@@ -209,16 +211,19 @@ def evaluate(tagger, gold_path: str | os.PathLike, mapping: Mapping | None = Non
 
 def evaluate_model(gold_path: str | os.PathLike, mapping_path: str | os.PathLike | None = None, mode: str = "both",
                    limit: int | None = None, model: str | None = None, labels: str | os.PathLike | None = None,
-                   errors_path: str | os.PathLike | None = None, ensemble: Sequence[str] = ()) -> dict:
+                   errors_path: str | os.PathLike | None = None, ensemble: Sequence[str] = (),
+                   domain: str | None = None, **config_changes) -> dict:
     """``evaluate`` with a model loaded by name (and ``ensemble`` members, ``MODEL`` or ``MODEL:LABELS_DIR``,
-    voting with equal weights); the mapping from ``mapping_path`` or the gold file's name. Adds ``seconds``."""
+    voting with equal weights); the mapping from ``mapping_path`` or the gold file's name; the tagger settings
+    of ``domain`` (default: the mapping's) with ``config_changes`` (TaggerConfig fields) on top. Adds ``seconds``."""
     import time
 
-    from .tagger import Ensemble, Tagger
+    from .tagger import Ensemble, Tagger, TaggerConfig
 
     t0 = time.time()
     mapper = Mapping.load(mapping_path) if mapping_path else Mapping.for_file(gold_path)
-    tagger = Tagger.from_pretrained(model, labels)
+    config = TaggerConfig.for_domain(domain or mapper.domain, **config_changes)
+    tagger = Tagger.from_pretrained(model, labels, config=config)
     if ensemble:
         tagger = Ensemble.from_specs(tagger, ensemble)
     result = evaluate(tagger, gold_path, mapper, mode, limit, errors_path)

@@ -8,6 +8,7 @@ the pairs linked both ways.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,7 +17,6 @@ import numpy as np
 
 from .io import write_npz
 from .paths import GRAPH_FILE
-
 
 
 def normalise(embeddings: np.ndarray) -> np.ndarray:
@@ -56,6 +56,17 @@ class NeighbourGraph:
         if term not in self._index:
             raise KeyError(f"{term!r} is not in the vocabulary")
         return self._index[term]
+
+    def find(self, term: str, normalise: Callable[[str], str] | None = None) -> str:
+        """The vocabulary term for ``term``: itself, else as the model's tokenizer normalises it (``normalise``:
+        "London" → "london" for an uncased model); KeyError naming it when neither is in the vocabulary."""
+        if term in self._index:
+            return term
+        normal = normalise(term) if normalise is not None else term
+        if normal not in self._index:
+            also = f" (nor is {normal!r})" if normal != term else ""
+            raise KeyError(f"{term!r} is not in the vocabulary{also}")
+        return normal
 
     def tail_lengths(self) -> np.ndarray:
         return np.diff(self.indptr)
@@ -120,6 +131,6 @@ class NeighbourGraph:
         path = Path(folder)
         path = path / GRAPH_FILE if path.is_dir() or not path.suffix else path
         if not path.is_file():
-            raise FileNotFoundError(f"{path}: no graph; run `uner cluster` first")
+            raise FileNotFoundError(f"{path}: no graph; run `uner cluster --out {path.parent}` first")
         with np.load(path, allow_pickle=False) as z:
             return cls(z["vocab"].tolist(), z["indptr"], z["indices"], z["weights"], z["thresholds"])

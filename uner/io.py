@@ -5,9 +5,12 @@ success, removed on failure) or ``atomic_dir`` for folders, so a crash never lea
 
 from __future__ import annotations
 
+import codecs
+import gzip
 import io
 import itertools
 import json
+import lzma
 import os
 import shutil
 import sys
@@ -48,35 +51,76 @@ def input_format(path: str, given: str | None = None) -> str:
     return "jsonl" if str(path).endswith((".jsonl", ".jsonl.gz", ".jsonl.xz")) else "txt"
 
 
+def check_input(path: str) -> None:
+    """InputError (one line) unless ``path`` is ``-`` (stdin) or a readable file or FIFO (``<(…)``)."""
+    if path == "-":
+        return
+    p = Path(path)
+    if p.is_dir():
+        raise InputError(f"{path}: is a directory, not an input file")
+    if not p.exists():
+        raise InputError(f"{path}: no such file")
+    if not os.access(p, os.R_OK):
+        raise InputError(f"{path}: cannot be read (permission denied)")
+
+
+def _open_lines(path: str, encoding: str) -> IO[str]:
+    """``path`` (plain, .gz, .xz; ``-``: stdin) as text lines split at newlines only; undecodable bytes come
+    through as lone surrogates (``surrogateescape``) so that each line can report its own; a UTF-8 BOM is dropped."""
+    if encoding.replace("_", "-").lower() in ("utf-8", "utf8"):
+        encoding = "utf-8-sig"
+    if path == "-":
+        return io.TextIOWrapper(sys.stdin.buffer, encoding=encoding, errors="surrogateescape", newline="\n")
+    opener = {".gz": gzip.open, ".xz": lzma.open}.get(Path(path).suffix, open)
+    return opener(path, "rt", encoding=encoding, errors="surrogateescape", newline="\n")
+
+
+def _surrogate(text: str) -> int | None:
+    """Index of the first lone surrogate in ``text`` (an undecodable byte under ``surrogateescape``, or an
+    unpaired ``\\ud800``-style JSON escape), None when there is none: such text cannot be written as UTF-8."""
+    return next((i for i, c in enumerate(text) if "\ud800" <= c <= "\udfff"), None)
+
+
 def read_records(path: str, fmt: str | None = None, text_field: str = "text",
-                 keep_bad: bool = False) -> Iterator[Record]:
-    """Stream records from a .txt (one document per line) or .jsonl file, or stdin for ``-``.
+                 keep_bad: bool = False, encoding: str = "utf-8") -> Iterator[Record]:
+    """Stream records from a .txt (one document per line) or .jsonl file (also .gz/.xz, a FIFO), or stdin for ``-``.
 
-    A malformed JSONL line raises InputError naming ``FILE:LINE``, or with ``keep_bad`` comes
-    back as a record whose ``error`` says so (so outputs keep one line per input line).
+    Lines end at a newline (a carriage return before it is dropped), so there is one record per line as ``wc -l``
+    counts them. A malformed JSONL line or a line that is not valid ``encoding`` raises InputError
+    naming ``FILE:LINE``, or with ``keep_bad`` comes back as a record whose ``error`` says so (so
+    outputs keep one line per input line); nothing is decoded with replacement characters.
     """
-    from .corpus import open_text
-
     kind = input_format(path, fmt)
-    handle: IO[str] = sys.stdin if path == "-" else open_text(path)
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        raise InputError(f"unknown encoding {encoding!r}") from None
+    check_input(path)
+    handle = _open_lines(path, encoding)
     name = "<stdin>" if path == "-" else path
     try:
         for n, line in enumerate(handle, 1):
-            line = line.rstrip("\n")
-            if kind == "txt":
+            line = line.removesuffix("\n").removesuffix("\r")
+            problem = None
+            if (bad := _surrogate(line)) is not None:
+                problem = (f"{name}:{n}: not valid {encoding} (byte 0x{ord(line[bad]) - 0xDC00:02x} at column "
+                           f"{bad + 1}); give the file's encoding with --encoding")
+            elif kind == "txt":
                 yield Record(n, str(n), line, {})
                 continue
-            if not line.strip():
+            elif not line.strip():
                 if keep_bad:
                     yield Record(n, str(n), "", {})
                 continue
-            problem = None
-            try:
-                obj = json.loads(line)
-                if not isinstance(obj, dict) or not isinstance(obj.get(text_field), str):
-                    problem = f"{name}:{n}: expected an object with a string field {text_field!r}"
-            except json.JSONDecodeError as exc:
-                problem = f"{name}:{n}: invalid JSON ({exc.msg})"
+            else:
+                try:
+                    obj = json.loads(line)
+                    if not isinstance(obj, dict) or not isinstance(obj.get(text_field), str):
+                        problem = f"{name}:{n}: expected an object with a string field {text_field!r}"
+                    elif _surrogate(obj[text_field] + str(obj.get("id", ""))) is not None:
+                        problem = f"{name}:{n}: unpaired surrogate escape (\\ud800-\\udfff) in {text_field!r} or 'id'"
+                except json.JSONDecodeError as exc:
+                    problem = f"{name}:{n}: invalid JSON ({exc.msg})"
             if problem is None:
                 yield Record(n, str(obj.get("id", n)), obj[text_field], obj)
             elif keep_bad:
@@ -84,7 +128,9 @@ def read_records(path: str, fmt: str | None = None, text_field: str = "text",
             else:
                 raise InputError(problem)
     finally:
-        if handle is not sys.stdin:
+        if path == "-":
+            handle.detach()  # leave sys.stdin open
+        else:
             handle.close()
 
 

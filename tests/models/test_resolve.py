@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from uner.models import MaskedLM, ModelNotFoundError, cpu_has_bf16, load_vocabulary, resolve_dtype, resolve_model
+from uner.models import MaskedLM, ModelNotFoundError, auto_cpu_dtype, load_vocabulary, resolve_dtype, resolve_model
 
 
 def test_missing_model_error_names_where_it_looked(tmp_path, monkeypatch):
@@ -29,7 +29,7 @@ def test_loads_from_folder_by_path(tiny_model_dir):
 
 def test_dtype_names_and_auto():
     assert resolve_dtype(None, "cpu") == torch.float32 and resolve_dtype(None, "cuda") == torch.float16
-    assert resolve_dtype("auto", "cpu") == (torch.bfloat16 if cpu_has_bf16() else torch.float32)
+    assert resolve_dtype("auto", "cpu") == auto_cpu_dtype()[0]  # bf16 only where it is faster (test_dtype_choice.py)
     assert resolve_dtype("auto", "cuda") == torch.float16
     assert resolve_dtype("bfloat16", "cpu") == torch.bfloat16 and resolve_dtype(torch.float16, "cpu") == torch.float16
     with pytest.raises(ValueError, match="dtype must be"):

@@ -9,7 +9,7 @@ import pytest
 from tests.helpers import uner
 from uner.spans import load_spacy
 from uner.tagger import WRITERS, bio_tags, format_for, resume_point
-from uner.tagger.formats import Destination, open_partial
+from uner.tagger.formats import Destination, claim_partial
 
 RECORDS = [
     {"id": "1", "text": "Barack Obama <b>visited</b> Paris .", "entities": [
@@ -62,13 +62,15 @@ def test_jsonl_appends_after_a_resumed_partial(tmp_path):
     out = tmp_path / "o.jsonl"
     partial = tmp_path / "o.jsonl.partial"
     partial.write_text(json.dumps(RECORDS[0]) + "\n" + '{"id": "2", "te')  # killed mid-line
-    path, done = open_partial(str(out), resume=True)
-    assert (path, done) == (partial, 1)
-    WRITERS["jsonl"](iter(RECORDS[1:]), Destination(path))
+    with claim_partial(str(out), resume=True) as (path, done):
+        assert (path, done) == (partial, 1)
+        WRITERS["jsonl"](iter(RECORDS[1:]), Destination(path))
     assert [json.loads(x) for x in partial.read_text().splitlines()] == RECORDS
-    path, done = open_partial(str(out), resume=False)
-    assert done == 0 and not partial.exists()  # a fresh run drops a stale partial file
-    assert open_partial("-", resume=True) == (None, 0) and resume_point(tmp_path / "none") == 0
+    with claim_partial(str(out), resume=False) as (path, done):
+        assert done == 0 and partial.read_text() == ""  # a fresh run empties a stale partial file
+    assert not partial.exists()  # and an empty one goes when the run ends without a result
+    with claim_partial("-", resume=True) as claimed:
+        assert claimed == (None, 0) and resume_point(tmp_path / "none") == 0
 
 
 def test_bio_tags_join_tokens_starting_inside_an_entity():

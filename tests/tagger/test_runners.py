@@ -37,9 +37,9 @@ def test_serial_and_process_runners_give_identical_records(kwargs):
 def test_make_runner_picks_by_workers_and_rejects_unknown_names(kwargs):
     assert isinstance(make_runner(kwargs, TagOptions()), SerialRunner)
     assert isinstance(make_runner(kwargs, TagOptions(), workers=3), ProcessRunner)
-    assert set(RUNNERS) == {"serial", "processes"}
-    with pytest.raises(ValueError, match="unknown runner 'ray'"):
-        make_runner(kwargs, TagOptions(), name="ray")
+    assert set(RUNNERS) == {"serial", "processes", "ray"}
+    with pytest.raises(ValueError, match="unknown runner 'nope'"):
+        make_runner(kwargs, TagOptions(), name="nope")
 
 
 def test_process_runner_fails_early_on_a_missing_model(tmp_path):

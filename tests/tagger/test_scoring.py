@@ -55,14 +55,91 @@ def shipped():
     return Tagger.from_pretrained(device="cpu")
 
 
-@pytest.mark.parametrize("text, expected", [
-    (TEXT, {"Barack Obama": "PERSON", "Paris": "LOCATION"}),
-    ("German exports to France rose in March .", {"France": "LOCATION", "March": "MEASURE"}),
-    ("She was treated for asthma and epilepsy as a child .", {"asthma": "DISEASE", "epilepsy": "DISEASE"}),
-    ("Aspirin is used to treat headaches and reduce fever in patients with influenza .",
+@pytest.mark.parametrize("domain, text, expected", [
+    ("general", TEXT, {"Barack Obama": "PERSON", "Paris": "LOCATION"}),
+    ("general", "German exports to France rose in March .", {"France": "LOCATION", "March": "MEASURE"}),
+    ("biomedical", "She was treated for asthma and epilepsy as a child .", {"asthma": "DISEASE", "epilepsy": "DISEASE"}),
+    ("biomedical", "Aspirin is used to treat headaches and reduce fever in patients with influenza .",
      {"fever": "DISEASE", "influenza": "DISEASE"}),
 ])
-def test_shipped_model_types_entities(shipped, text, expected):
+def test_shipped_model_types_entities(shipped, domain, text, expected):
+    shipped.config = TaggerConfig.for_domain(domain)
     found = {e.text: e.type for e in next(shipped.tag([text]))}
     for span, typ in expected.items():
         assert found.get(span) == typ, found
+
+
+def test_general_domain_tags_names_not_role_nouns(shipped):
+    shipped.config = TaggerConfig.for_domain("general")
+    found = {e.text: e.type for e in next(shipped.tag([TEXT]))}
+    assert "executives" not in found and found.get("Barack Obama") == "PERSON", found
+    shipped.config = TaggerConfig.for_domain("general", span_policy="nouns")
+    assert "executives" in {e.text for e in next(shipped.tag([TEXT]))}  # the same span, typed under "nouns"
+
+
+def test_nationality_adjectives_get_the_adjective_subtype(shipped):
+    shipped.config = TaggerConfig()
+    found = {e.text: (e.type, e.subtype) for e in next(shipped.tag(["Officials met South Korean diplomats ."]))}
+    assert found.get("South Korean") == ("LOCATION", "LOCATION_ADJECTIVE"), found
+
+
+def test_ci_templates_blend_by_weight(tiny_tagger):
+    a, b = "{span} is a {mask} .", "{mask} such as {span} ."
+    only_a = _votes(tiny_tagger, use_cs=False, ci_templates=(a,))
+    only_b = _votes(tiny_tagger, use_cs=False, ci_templates=(b,))
+    both = _votes(tiny_tagger, use_cs=False, ci_templates=(a, b), ci_weights=(1.0, 3.0))
+    np.testing.assert_allclose(both, 0.25 * only_a + 0.75 * only_b, atol=1e-6)
+    assert not np.allclose(only_a, only_b)
+    tiny_tagger.config = TaggerConfig(ci_templates=(a, b))
+    assert len(tiny_tagger.masked_inputs(TEXT, [_spans(tiny_tagger)[0][1]])) == 3  # CS + one per template
+    with pytest.raises(ValueError):
+        TaggerConfig(ci_templates=(a, b), ci_weights=(1.0,))
+
+
+def test_head_word_votes_mix_in_the_span_words_own_labels(tiny_tagger):
+    spans = _spans(tiny_tagger)
+    plain = _votes(tiny_tagger)
+    mixed = _votes(tiny_tagger, head_weight=0.5)
+    own = tiny_tagger.scorer.term_votes([TEXT[sp.start : sp.end].split()[-1] for _, sp in spans])
+    has = own.sum(1) > 0
+    assert has.any()
+    np.testing.assert_allclose(mixed[has], 0.5 * plain[has] + 0.5 * own[has], atol=1e-6)
+    np.testing.assert_allclose(mixed[~has], plain[~has], atol=1e-6)
+
+
+def test_calibration_weights_shift_the_winning_type(tiny_tagger):
+    from uner.labels import Calibration
+    from uner.tagger import LabelScorer
+
+    tiny_tagger.config = TaggerConfig(min_score=0.0)
+    spans = _spans(tiny_tagger)
+    scores = tiny_tagger.span_scores(spans)
+    rows = scores.label_scores @ scores.rollup
+    k = int(np.argmax((rows > 0).sum(1)))  # the span with the most types voted for
+    assert (rows[k] > 0).sum() >= 2
+    order = np.argsort(-rows[k])
+    winner, runner_up = scores.type_names[order[0]], scores.type_names[order[1]]
+    table, types, vocab = tiny_tagger.table, tiny_tagger.types, tiny_tagger.mlm.vocab
+    tiny_tagger.scorer = LabelScorer(table, types, vocab, calibration=Calibration({winner: 1e-3, runner_up: 50.0}))
+    try:
+        calibrated = tiny_tagger.span_scores(spans)
+        row = calibrated.type_row(k)
+        assert calibrated.type_names[int(np.argmax(row))] == runner_up
+        assert row.sum() == pytest.approx(float((scores.label_scores[k] @ scores.rollup).sum()), rel=1e-5)
+    finally:
+        tiny_tagger.scorer = LabelScorer(table, types, vocab)
+
+
+def test_domains_and_their_validation():
+    assert TaggerConfig.for_domain("biomedical").span_policy == "nouns"
+    assert TaggerConfig.for_domain("general") == TaggerConfig()
+    with pytest.raises(ValueError, match="unknown domain"):
+        TaggerConfig.for_domain("legal")
+    with pytest.raises(ValueError, match="span_policy"):
+        TaggerConfig(span_policy="all")
+
+
+def test_a_single_string_is_one_text(shipped):
+    shipped.config = TaggerConfig()
+    one = list(shipped.tag("Angela Merkel met Macron in Berlin ."))
+    assert len(one) == 1 and "Angela Merkel" in {e.text for e in one[0]}

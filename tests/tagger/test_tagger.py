@@ -61,7 +61,7 @@ def test_config_is_validated():
     with pytest.raises(ValueError):
         TaggerConfig(use_cs=False, use_ci=False)
     with pytest.raises(ValueError):
-        TaggerConfig(ci_template="{span} is a thing")
+        TaggerConfig(ci_templates=("{span} is a thing",))
 
 
 def test_cli_keeps_order_and_count_with_bad_lines(tiny, tmp_path):

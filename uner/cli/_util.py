@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -9,6 +10,14 @@ import numpy as np
 import typer
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Unsupervised NER with masked language models.")
+
+
+@app.callback()
+def _global_options(verbose: Annotated[bool, typer.Option("--verbose", help="Show transformers' model loading bars "
+                                                            "(uner --verbose COMMAND …).")] = False) -> None:
+    if verbose:  # an environment variable, so that worker processes see it too
+        os.environ["UNER_VERBOSE"] = "1"
+
 
 ModelOpt = Annotated[Optional[str], typer.Option("--model", "-m", help="Model folder, embedded name or hub id (default: the embedded model).")]
 LabelsOpt = Annotated[Optional[Path], typer.Option(help="Labels folder with label_table.npz (default: the model's).")]
@@ -18,6 +27,28 @@ def fail(message: str, code: int = 2) -> None:
     """Print a one-line error and exit non-zero."""
     typer.echo(f"uner: error: {message}", err=True)
     raise typer.Exit(code)
+
+
+DomainOpt = Annotated[Optional[str], typer.Option(
+    help="Tagger settings for the text: general (names; the default) | biomedical (every noun phrase).")]
+SpanPolicyOpt = Annotated[Optional[str], typer.Option(
+    help="Candidate spans: named (names; common nouns only on confident votes) | nouns (every noun run).")]
+MinScoreOpt = Annotated[Optional[float], typer.Option(
+    min=0.0, max=0.99, help="A span is an entity only when its top type's share of the votes exceeds this.")]
+TopKOpt = Annotated[Optional[int], typer.Option(min=1, help="Descriptors per masked input (default: the tagger's, 5).")]
+
+
+def tagger_config(domain: Optional[str], span_policy: Optional[str] = None, min_score: Optional[float] = None,
+                  top_k: Optional[int] = None):
+    """The domain's TaggerConfig with the options given on the command line; exit 2 on a bad value."""
+    from ..tagger import TaggerConfig
+
+    changes = {k: v for k, v in (("span_policy", span_policy), ("min_score", min_score), ("top_k", top_k))
+               if v is not None}
+    try:
+        return TaggerConfig.for_domain(domain or "general", **changes)
+    except ValueError as exc:
+        fail(str(exc))
 
 
 PoolingOpt = Annotated[str, typer.Option(help="cls-head | cls | mean | last-k-mean | first-last-mean")]
@@ -60,12 +91,20 @@ def map_vectors(vectors: Path, out: Path, fn) -> None:
 
 
 def load_graph(folder: Optional[Path], model: Optional[str]):
-    """The neighbour graph in ``folder`` (default: the model's labels folder) and that folder; exit 2 if missing."""
+    """The neighbour graph in ``folder``; by default the one in the model's labels folder, else the one in the
+    user cache, built there on first use (the model's vocabulary, about a minute). Exit 2 when there is none."""
+    from ..clustering import build_cached_graph, graph_cache_folder
     from ..graph import NeighbourGraph
-    from ..paths import labels_dir
+    from ..models import ModelNotFoundError
+    from ..paths import GRAPH_FILE, labels_dir
 
-    folder = folder or labels_dir(model)
     try:
-        return NeighbourGraph.load(folder), folder
-    except FileNotFoundError as exc:
+        if folder is None and not (labels_dir(model) / GRAPH_FILE).is_file():
+            folder = graph_cache_folder(model)
+            if not (folder / GRAPH_FILE).is_file():
+                typer.echo(f"uner: building the neighbour graph of {model or 'the embedded model'} once, into {folder} "
+                           "(about a minute)", err=True)
+                build_cached_graph(model)
+        return NeighbourGraph.load(folder or labels_dir(model))
+    except (FileNotFoundError, ModelNotFoundError) as exc:
         fail(str(exc))

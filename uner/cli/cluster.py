@@ -13,7 +13,10 @@ from ._util import ModelOpt, app, fail, load_graph
 @app.command()
 def cluster(
     model: ModelOpt = None,
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Output folder (default: labels/<model>/).")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Output folder (default: labels/<model>/ of the "
+                                                "source tree, or of the working directory for an installed uner).")] = None,
+    carry_labels: Annotated[bool, typer.Option(help="Re-cluster a folder with reviewed clusters.yaml, carrying the "
+                                                    "decisions to the new clusters (old file kept as .bak).")] = False,
     limit: Annotated[Optional[int], typer.Option(help="Quick run on the first N non-special vocabulary entries.")] = None,
     subset: Annotated[Optional[Path], typer.Option(help="Quick run on the terms listed in this file.")] = None,
     preserve: Annotated[Optional[Path], typer.Option(help="Short terms (<3 chars) to cluster anyway, one per line.")] = None,
@@ -24,8 +27,9 @@ def cluster(
     block_rows: int = 1024,
 ) -> None:
     """Cluster the vocabulary by cosine tails: graph, neighbourhoods, clusters.yaml, summary."""
-    from ..clustering import ClusterParams, cluster_vocabulary, read_term_list
+    from ..clustering import ClusterParams, ReviewedLabelsError, cluster_vocabulary, read_term_list
     from ..models import ModelNotFoundError
+    from ..paths import ReadOnlyError
 
     for f in (subset, preserve):
         if f is not None and not f.is_file():
@@ -35,9 +39,9 @@ def cluster(
                                neighbourhood=neighbourhood, block_rows=block_rows)
         _, _, summary, folder = cluster_vocabulary(
             model, out, params=params, limit=limit, subset=read_term_list(subset) if subset else None,
-            preserve=read_term_list(preserve) if preserve else (),
+            preserve=read_term_list(preserve) if preserve else (), carry=carry_labels,
         )
-    except (ModelNotFoundError, ValueError) as exc:
+    except (ModelNotFoundError, ValueError, ReviewedLabelsError, ReadOnlyError) as exc:
         fail(str(exc))
     typer.echo(f"{summary['clusters']} clusters over {summary['vocabulary']} terms "
                f"({summary['clustered_terms']} clustered), mean tail length {summary['mean_tail_length']}, "
@@ -51,15 +55,19 @@ def cluster(
 def neighbors(
     term: str,
     model: ModelOpt = None,
-    graph: Annotated[Optional[Path], typer.Option(help="Folder with graph.npz (default: labels/<model>/).")] = None,
+    graph: Annotated[Optional[Path], typer.Option(help="Folder with graph.npz (default: the model's labels folder, "
+                                                       "else the user cache, built there on first use).")] = None,
     top: Annotated[int, typer.Option(help="Show at most this many per list.")] = 30,
 ) -> None:
     """Out-, in- and mutual neighbours of TERM in the directed neighbour graph."""
-    g, _ = load_graph(graph, model)
+    from ..models import term_normaliser
+
+    g = load_graph(graph, model)
     try:
-        lists = {"out": g.out_neighbours(term), "in": g.in_neighbours(term), "mutual": g.mutual_neighbours(term)}
+        found = g.find(term, term_normaliser(model))
     except KeyError as exc:
         fail(str(exc.args[0]))
-    typer.echo(f"{term}: tail length {g.tail_length(term)}, cut-off cosine {g.thresholds[g.id(term)]:.2f}")
+    lists = {"out": g.out_neighbours(found), "in": g.in_neighbours(found), "mutual": g.mutual_neighbours(found)}
+    typer.echo(f"{found}: tail length {g.tail_length(found)}, cut-off cosine {g.thresholds[g.id(found)]:.2f}")
     for name, items in lists.items():
         typer.echo(f"{name} ({len(items)}): " + "  ".join(f"{t} {c:.2f}" for t, c in items[:top]))

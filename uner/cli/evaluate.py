@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._util import LabelsOpt, ModelOpt, app, fail
+from ._util import LabelsOpt, MinScoreOpt, ModelOpt, SpanPolicyOpt, app, fail
 
 
 @app.command("eval")
@@ -22,6 +22,10 @@ def eval_command(
     report: Annotated[Optional[Path], typer.Option(help="Write the full report here (JSON).")] = None,
     ensemble: Annotated[Optional[list[str]], typer.Option(
         help="Another model to vote with, MODEL or MODEL:LABELS_DIR (repeatable; equal weights).")] = None,
+    domain: Annotated[Optional[str], typer.Option(
+        help="general | biomedical (default: the dataset mapping's domain).")] = None,
+    span_policy: SpanPolicyOpt = None,
+    min_score: MinScoreOpt = None,
 ) -> None:
     """Score the tagger on gold data: strict entity F1 end to end, token F1 with gold spans."""
     import json
@@ -31,8 +35,9 @@ def eval_command(
 
     if not gold.is_file():
         fail(f"{gold}: no such file")
+    changes = {k: v for k, v in (("span_policy", span_policy), ("min_score", min_score)) if v is not None}
     try:
-        result = evaluate_model(gold, mapping, mode, limit, model, labels, errors, ensemble or ())
+        result = evaluate_model(gold, mapping, mode, limit, model, labels, errors, ensemble or (), domain, **changes)
     except (ValueError, OSError) as exc:
         fail(str(exc))
     typer.echo(report_text(gold, result))

@@ -11,6 +11,7 @@ import numpy as np
 import typer
 
 from ..labels import LabelError, LabelsFolder, LabelTable, TypeHierarchy
+from ..paths import ReadOnlyError, check_writable
 from ._util import ModelOpt, app, fail, load_mlm
 
 labels_app = typer.Typer(no_args_is_help=True, help="Label clusters: bootstrap from seeds, validate, compile, inspect.")
@@ -21,14 +22,15 @@ SeedsOpt = Annotated[Optional[list[Path]], typer.Option("--seeds", help="Seed li
 
 @contextmanager
 def _reported() -> Iterator[None]:
-    """File problems (LabelError) each as FILE:LINE on stderr, a missing folder or seed file as one line; exit 2."""
+    """File problems (LabelError) each as FILE:LINE on stderr, a missing folder or seed file or a folder of the
+    installed package (read-only) as one line; exit 2."""
     try:
         yield
     except LabelError as exc:
         for p in exc.problems:
             typer.echo(p, err=True)
         raise typer.Exit(2) from None
-    except FileNotFoundError as exc:
+    except (FileNotFoundError, ReadOnlyError) as exc:
         fail(str(exc))
 
 
@@ -50,6 +52,7 @@ def labels_bootstrap(folder: LabelsDir = None, seeds: SeedsOpt = None, model: Mo
 
     with _reported():
         labels = LabelsFolder.existing(folder)
+        check_writable(labels.path)
         review = labels.load_review(model)
         seed_terms = load_seeds(seeds or [], review.types)
     n = bootstrap(review.doc, seed_terms, review.types)
@@ -65,6 +68,7 @@ def labels_compile(folder: LabelsDir = None, seeds: SeedsOpt = None, model: Mode
 
     with _reported():
         labels = LabelsFolder.existing(folder)
+        check_writable(labels.path)
         review = labels.load_review(model)
         terms = labels.load_terms(review.types)
         seed_terms = load_seeds(seeds or [], review.types)
@@ -96,16 +100,17 @@ def labels_show(terms: Annotated[list[str], typer.Argument(help="One or more voc
                 folder: Annotated[Optional[Path], typer.Option("--labels")] = None,
                 model: ModelOpt = None, top: int = 8) -> None:
     """Each term's entity vector: propagated counts, its own labels, and the type distribution it votes with."""
-    from ..models import load_vocabulary
+    from ..models import load_vocabulary, term_normaliser
 
     with _reported():
         labels = LabelsFolder.existing(folder)
     table, types = labels.load_table(), labels.load_types()
     vocab = {t: i for i, t in enumerate(load_vocabulary(model)[0])}
-    unknown = [t for t in terms if t not in vocab and t.lower() not in vocab]
+    normalise = term_normaliser(model)
+    unknown = [t for t in terms if t not in vocab and normalise(t) not in vocab]
     if unknown:
         fail(f"not in the vocabulary: {', '.join(map(repr, unknown))}")
-    for line in _entity_vectors(table, types, [(t, vocab.get(t, vocab.get(t.lower()))) for t in terms], top):
+    for line in _entity_vectors(table, types, [(t, vocab.get(t, vocab.get(normalise(t)))) for t in terms], top):
         typer.echo(line)
 
 

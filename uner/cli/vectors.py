@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 import numpy as np
 import typer
 
+from ._engine import AddressOpt, CpusPerActorOpt, EMBED_ENGINES, EmbedEngineOpt, NumActorsOpt, engine_settings
 from ._util import ModelOpt, PoolingOpt, app, fail, load_mlm, map_vectors, read_texts, read_vectors
 
 whiten_app = typer.Typer(no_args_is_help=True, help="Fit or apply a whitening transform to vector files.")
@@ -18,7 +19,8 @@ app.add_typer(flow_app, name="flow")
 
 @app.command()
 def embed(
-    input: Annotated[str, typer.Argument(help=".txt (one document per line), .jsonl (text field) or - for stdin.")],
+    input: Annotated[str, typer.Argument(help=".txt (one document per line), .jsonl (text field), - for stdin, "
+                                              "or a folder or quoted glob of such files.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output .npy (n × d float32).")],
     model: ModelOpt = None,
     pooling: PoolingOpt = "mean",
@@ -27,22 +29,35 @@ def embed(
     stride: Annotated[Optional[int], typer.Option(help="Window stride (default: half a window).")] = None,
     whiten: Annotated[Optional[Path], typer.Option(help="Apply this whitening transform (.npz) to the vectors.")] = None,
     input_format: Annotated[Optional[str], typer.Option(help="txt | jsonl (default: from the extension).")] = None,
+    batch_size: Annotated[int, typer.Option(min=1, help="Documents per model call.")] = 512,
+    engine: EmbedEngineOpt = "serial",
+    num_actors: NumActorsOpt = None,
+    num_cpus_per_actor: CpusPerActorOpt = 1.0,
+    address: AddressOpt = None,
 ) -> None:
     """Sentence/document vectors, one row per input line."""
+    from ..distributed import MissingExtra, RayOptions, embed_records
     from ..embeddings import Pooling
     from ..embeddings import embed as run
+    from ..inputs import FileRecords
     from ..io import save_npy
+    from ..models import ModelNotFoundError
     from ..whitening import Whitening
 
     try:
         pool = Pooling(pooling, k)
     except ValueError as exc:
         fail(f"--pooling: {exc}")
+    settings = engine_settings(engine, EMBED_ENGINES, num_cpus_per_actor, address)
     transform = Whitening.load(whiten) if whiten else None
-    texts = read_texts(input, input_format)
     try:
-        vecs = run(load_mlm(model), texts, pool, window=window, stride=stride)
-    except ValueError as exc:
+        records = FileRecords.find(input, input_format, keep_bad=False)
+        if engine == "ray":
+            cluster = RayOptions(num_actors, batch_size, **settings)
+            vecs = embed_records(records, model, pool, window=window, stride=stride, options=cluster)
+        else:
+            vecs = run(load_mlm(model), (r.text for r in records), pool, window=window, stride=stride, chunk=batch_size)
+    except (ValueError, OSError, ModelNotFoundError, MissingExtra) as exc:  # (InputError is a ValueError)
         fail(str(exc))
     if transform is not None:
         vecs = transform.transform(vecs)

@@ -9,6 +9,7 @@ Modules, lowest first: ``problems`` (LabelError, YAML nodes with lines), ``types
 ``review`` (clusters.yaml), ``table`` (runtime), ``propagation``, ``folder`` (LabelsFolder).
 """
 
+from .calibration import Calibration
 from .folder import LabelsFolder, Review
 from .problems import LabelError
 from .propagation import compile_table, label_matrix, labelled_neighbourhoods, propagate
@@ -34,6 +35,7 @@ from .table import (
 from .types import TypeHierarchy, load_types
 
 __all__ = [
+    "Calibration",
     "CLUSTER_KEYS", "HUMAN_KEYS", "STATUSES", "LabelError", "LabelTable", "LabelsFolder", "Review",
     "TypeHierarchy", "Weighting", "bootstrap", "carry_labels", "cluster_labels", "compile_table", "dump_clusters",
     "label_matrix", "label_stats", "labelled_neighbourhoods", "load_clusters", "load_seeds", "load_types",

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
 from ..models import ModelNotFoundError, load_vocabulary
-from ..paths import CLUSTERS_FILE, LABEL_TABLE_FILE, TERMS_FILE, TYPES_FILE, labels_dir
+from ..paths import CALIBRATION_FILE, CLUSTERS_FILE, LABEL_TABLE_FILE, TERMS_FILE, TYPES_FILE, labels_dir
+from .calibration import Calibration
 from .problems import LabelError
 from .review import dump_clusters, load_clusters
 from .seeds import load_seeds
@@ -72,6 +74,7 @@ class LabelsFolder:
     clusters_path = _file(CLUSTERS_FILE, "``clusters.yaml``: the human review of the clusters.")
     terms_path = _file(TERMS_FILE, "``terms.tsv``: per-term human labels.")
     table_path = _file(LABEL_TABLE_FILE, "``label_table.npz``: the compiled table the tagger reads.")
+    calibration_path = _file(CALIBRATION_FILE, "``calibration.yaml``: per-type weights and thresholds (optional).")
 
     def load_types(self) -> TypeHierarchy:
         """The checked type hierarchy; LabelError lists its problems."""
@@ -86,6 +89,12 @@ class LabelsFolder:
         if not self.has_table():
             raise FileNotFoundError(f"{self.table_path}: no compiled labels; run `uner labels compile`")
         return LabelTable.load(self.table_path)
+
+    def load_calibration(self, known_types: Sequence[str] = ()) -> Calibration:
+        """The per-type calibration (none without the file); LabelError for a malformed one."""
+        if not self.calibration_path.is_file():
+            return Calibration()
+        return Calibration.load(self.calibration_path, known_types)
 
     def load_review(self, model: str | None = None) -> Review:
         """Types and ``clusters.yaml`` checked against the vocabulary of ``model`` (default: the one

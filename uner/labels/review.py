@@ -19,6 +19,29 @@ CLUSTER_KEYS = {"id", "pivot", "size", "mean_cos", "std_cos", "members", "sugges
 HUMAN_KEYS = ("label", "status", "note")
 
 
+def duplicate_keys(root: yaml.Node, path: Path) -> list[str]:
+    """``FILE:LINE`` problems for every key repeated inside one mapping anywhere in the document, in file
+    order: YAML would silently keep the last (``label: OTHER`` then ``label: PERSON`` flips a decision)."""
+    problems: list[str] = []
+
+    def visit(node: yaml.Node) -> None:
+        if isinstance(node, yaml.SequenceNode):
+            for item in node.value:
+                visit(item)
+        elif isinstance(node, yaml.MappingNode):
+            first: dict[str, int] = {}
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode) and key.value in first:
+                    problems.append(f"{path}:{line_of(key)}: duplicate key {key.value!r} "
+                                    f"(first at line {first[key.value]})")
+                elif isinstance(key, yaml.ScalarNode):
+                    first[key.value] = line_of(key)
+                visit(value)
+
+    visit(root)
+    return problems
+
+
 def load_clusters(path: str | os.PathLike, types: TypeHierarchy, vocab: Sequence[str] | None = None) -> dict:
     """Read and check ``clusters.yaml``; raises LabelError listing every problem as FILE:LINE."""
     path = Path(path)
@@ -28,7 +51,7 @@ def load_clusters(path: str | os.PathLike, types: TypeHierarchy, vocab: Sequence
     seq = mapping(root)["clusters"][1]
     if not isinstance(seq, yaml.SequenceNode):
         raise LabelError([f"{path}:{line_of(seq)}: 'clusters' must be a list"])
-    problems: list[str] = []
+    problems = duplicate_keys(root, path)
     vocab_set = set(vocab) if vocab is not None else None
     ids: dict[int, int] = {}
     for node in seq.value:
@@ -133,6 +156,11 @@ def dump_clusters(path: str | os.PathLike, doc: dict) -> None:
     atomic_write_text(path, yaml.safe_dump(out, sort_keys=False, allow_unicode=True, width=120))
 
 
+def is_reviewed(entry: dict) -> bool:
+    """Whether a person decided something about a cluster entry: a label, a status other than suggested, a note."""
+    return bool(cluster_labels(entry) or entry.get("status", "suggested") != "suggested" or entry.get("note"))
+
+
 def carry_labels(old: Sequence[dict], new: list[dict], min_overlap: float = 0.5) -> list[str]:
     """Move human fields from old clusters to new ones by member overlap; return a report.
 
@@ -146,9 +174,6 @@ def carry_labels(old: Sequence[dict], new: list[dict], min_overlap: float = 0.5)
     terms each), merges (several old clusters agreeing on one new cluster) and old reviewed clusters
     none of whose members survive (lost) are reported too.
     """
-    def reviewed(o: dict) -> bool:
-        return bool(cluster_labels(o) or o.get("status", "suggested") != "suggested" or o.get("note"))
-
     def decision(o: dict) -> tuple:
         return tuple(sorted(cluster_labels(o))), o.get("status", "suggested")
 
@@ -156,13 +181,13 @@ def carry_labels(old: Sequence[dict], new: list[dict], min_overlap: float = 0.5)
         return f"{list(d[0]) or '-'}/{d[1]}"
 
     owner: dict[str, dict] = {}
-    for o in sorted((o for o in old if reviewed(o)), key=lambda o: o["id"]):
+    for o in sorted((o for o in old if is_reviewed(o)), key=lambda o: o["id"]):
         for m in o["members"]:
             owner.setdefault(m, o)
     present = {m for e in new for m in e["members"]}
     report: list[str] = [f"lost: old cluster {o['id']} ({o['pivot']}) shares no member with the new clusters"
-                         for o in old if reviewed(o) and not present.intersection(o["members"])]
-    same = {frozenset(o["members"]): o for o in old if reviewed(o)}
+                         for o in old if is_reviewed(o) and not present.intersection(o["members"])]
+    same = {frozenset(o["members"]): o for o in old if is_reviewed(o)}
     reached: dict[int, list[int]] = {}
     for e in new:
         if (src := same.get(frozenset(e["members"]))) is not None:

@@ -14,19 +14,45 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
 import torch.nn.functional as F
-from transformers import AutoModelForMaskedLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
+from transformers import (AutoConfig, AutoModelForMaskedLM, AutoTokenizer, PreTrainedModel,
+                          PreTrainedTokenizerBase)
+from transformers.utils import logging as hf_logging
 
 from .base import MaskPrediction
 from .resolve import resolve_dtype, resolve_model
 
 CPU_BATCH_TOKENS = 1024  # per thread: ~1k tokens of 384-1536-wide activations stay in a core's cache
 GPU_BATCH_TOKENS = 8192
+
+
+def load_settings(name_or_path: str | os.PathLike | None = None, dtype: str | torch.dtype | None = None,
+                  device: str | None = None) -> tuple[str, torch.dtype]:
+    """The device and dtype ``MaskedLM.from_pretrained`` loads a model with (``"auto"`` resolved for its shape):
+    a caller that starts several processes resolves them once, so that they all run alike."""
+    device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+    config = AutoConfig.from_pretrained(resolve_model(name_or_path)) if dtype == "auto" else None
+    return device, resolve_dtype(dtype, device, config)
+
+
+@contextmanager
+def quiet_loading() -> Iterator[None]:
+    """transformers' "Loading weights" progress bar off for the block, unless ``UNER_VERBOSE`` is set
+    (``uner --verbose``): every command loads a model, and the bar is noise in its output."""
+    if os.environ.get("UNER_VERBOSE") or not hf_logging.is_progress_bar_enabled():
+        yield
+        return
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        hf_logging.enable_progress_bar()
 
 
 def head_transform(model: PreTrainedModel, states: torch.Tensor) -> torch.Tensor:
@@ -104,7 +130,8 @@ class MaskedLM:
     ) -> MaskedLM:
         """Load a masked LM from a folder, an embedded model name or a hub id (offline first).
 
-        ``dtype``: None (float32 on CPU, float16 on GPU), ``"auto"`` (see ``resolve_dtype``) or a dtype name.
+        ``dtype``: None (float32 on CPU, float16 on GPU), ``"auto"`` (see ``resolve_dtype``: bfloat16 on a
+        CPU only where it measured faster) or a dtype name.
         ``max_batch_tokens``: padded tokens per forward pass; None picks by device (CPU: 1024 per thread).
         ``attn_implementation``: None picks "eager" for bfloat16 on CPU (~10 % faster than SDPA's CPU
         flash attention on short inputs), the transformers default otherwise.
@@ -112,13 +139,13 @@ class MaskedLM:
         if threads:
             torch.set_num_threads(threads)
         path = resolve_model(name_or_path)
-        device = device or ("cuda" if torch.cuda.is_available() else "cpu")
-        dtype = resolve_dtype(dtype, device)
+        device, dtype = load_settings(path, dtype, device)
         if attn_implementation is None and dtype == torch.bfloat16 and torch.device(device).type == "cpu":
             attn_implementation = "eager"
         tokenizer = AutoTokenizer.from_pretrained(path)
         extra = {"attn_implementation": attn_implementation} if attn_implementation else {}
-        model = AutoModelForMaskedLM.from_pretrained(path, dtype=dtype, **extra)
+        with quiet_loading():
+            model = AutoModelForMaskedLM.from_pretrained(path, dtype=dtype, **extra)
         return cls(model, tokenizer, device=device, max_batch_tokens=max_batch_tokens,
                    name=Path(path).name if name_or_path is None else str(name_or_path))
 

@@ -1,19 +1,30 @@
 """Where a model comes from and how it is loaded: names → folders, dtype choice, the vocabulary alone.
 
 ``resolve_model`` turns a folder, an embedded model name or a hub id into a local
-folder (offline first). ``dtype="auto"`` runs bfloat16 on CPUs with native bfloat16
-instructions (AVX512-BF16, AMX) and float16 on GPUs.
+folder (offline first). ``dtype="auto"`` runs float16 on GPUs, and bfloat16 on a CPU only where
+it is faster than float32: with AMX tiles, or where a short measurement says so (AVX512-BF16
+alone is often slower for inference); the measurement is made once per CPU and model shape and
+cached in the user cache folder.
 """
 
 from __future__ import annotations
 
+import copy
+import json
 import os
+import platform
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
-from transformers import AutoTokenizer
+from transformers import AutoConfig, AutoModel, AutoTokenizer, PretrainedConfig
 
-from ..paths import DEFAULT_MODEL, embedded_models
+from ..io import atomic_write_text
+from ..paths import DEFAULT_MODEL, embedded_models, user_cache_dir
+
+BF16_MARGIN = 1.1  # bf16 must be this much faster to be chosen: it also rounds predictions a little
+DTYPE_CACHE = "dtype.json"
 
 
 def cpu_has_bf16() -> bool:
@@ -23,18 +34,87 @@ def cpu_has_bf16() -> bool:
     return any(bool(getattr(cpu, name, lambda: False)()) for name in checks)
 
 
-def resolve_dtype(dtype: str | torch.dtype | None, device: str | torch.device) -> torch.dtype:
+def cpu_has_amx() -> bool:
+    """Whether this CPU has AMX tiles (bfloat16 matrix units: bf16 inference is clearly faster there)."""
+    return bool(getattr(getattr(torch, "cpu", None), "_is_amx_tile_supported", lambda: False)())
+
+
+def auto_cpu_dtype(config: PretrainedConfig | None = None) -> tuple[torch.dtype, str]:
+    """The dtype ``"auto"`` picks on this CPU for a model of ``config``'s shape (None: the embedded model's),
+    and why: bfloat16 with AMX, or with native bf16 where it measured at least ``BF16_MARGIN`` times faster."""
+    if cpu_has_amx():
+        return torch.bfloat16, "AMX"
+    if not cpu_has_bf16():
+        return torch.float32, "no native bf16"
+    speedup, where = bf16_speedup(config)
+    verdict = "faster" if speedup >= BF16_MARGIN else "not faster"
+    chosen = torch.bfloat16 if speedup >= BF16_MARGIN else torch.float32
+    return chosen, f"AVX512-BF16 without AMX, bf16 measured {speedup:.2f}x float32's speed ({verdict}; {where})"
+
+
+def bf16_speedup(config: PretrainedConfig | None = None) -> tuple[float, str]:
+    """float32 time / bfloat16 time of one encoder layer of ``config``'s shape on tagging-sized batches, and
+    where it is cached (one entry per CPU, torch version and shape, measured in about a second if missing; not
+    per thread count, so that worker processes with one thread choose as their parent does)."""
+    config = config if config is not None else AutoConfig.from_pretrained(resolve_model(DEFAULT_MODEL))
+    shape = "/".join(str(getattr(config, a, "")) for a in ("model_type", "hidden_size", "intermediate_size",
+                                                            "num_attention_heads"))
+    key = f"{cpu_name()} | torch {torch.__version__} | {shape}"
+    path = user_cache_dir() / DTYPE_CACHE
+    try:
+        cached = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        cached = {}
+    if key not in cached:
+        cached[key] = round(_measure_bf16(config), 3)
+        atomic_write_text(path, json.dumps(cached, indent=1, sort_keys=True) + "\n")
+    return float(cached[key]), f"cached in {path}"
+
+
+def cpu_name() -> str:
+    """The CPU's model name (``/proc/cpuinfo``; elsewhere the platform's processor string)."""
+    try:
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        lines = []
+    return next((line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")),
+                platform.processor())
+
+
+@torch.inference_mode()
+def _measure_bf16(config: PretrainedConfig) -> float:
+    """float32 (SDPA) time / bfloat16 (eager attention, as ``MaskedLM`` runs it) time of a one-layer copy of
+    the model on batches of three widths, rounds interleaved and the fastest round of each kept (a busy
+    machine slows single rounds)."""
+    config = copy.deepcopy(config)
+    config.num_hidden_layers = 1
+    models = {dtype: AutoModel.from_config(config, attn_implementation=attn, dtype=dtype).eval()
+              for dtype, attn in ((torch.float32, "sdpa"), (torch.bfloat16, "eager"))}
+    budget = 1024 * torch.get_num_threads()
+    gen = torch.Generator().manual_seed(0)
+    batches = [torch.randint(5, config.vocab_size, (budget // w, w), generator=gen) for w in (12, 24, 48)]
+    best = {dtype: float("inf") for dtype in models}
+    for round_ in range(4):  # the first round compiles kernels for these shapes and is not counted
+        for dtype, model in models.items():
+            t0 = time.perf_counter()
+            for ids in batches:
+                model(input_ids=ids, attention_mask=torch.ones_like(ids))
+            if round_:
+                best[dtype] = min(best[dtype], time.perf_counter() - t0)
+    return best[torch.float32] / best[torch.bfloat16]
+
+
+def resolve_dtype(dtype: str | torch.dtype | None, device: str | torch.device,
+                  config: PretrainedConfig | None = None) -> torch.dtype:
     """None: float32 on CPU, float16 on GPU. ``"auto"``: the fastest dtype that keeps predictions
-    essentially the same — bfloat16 on CPUs with native bf16, float16 on GPUs, float32 otherwise."""
+    essentially the same — float16 on GPUs; on CPUs ``auto_cpu_dtype(config)``."""
     on_cpu = torch.device(device).type == "cpu"
     if dtype is None:
         return torch.float32 if on_cpu else torch.float16
     if isinstance(dtype, torch.dtype):
         return dtype
     if dtype == "auto":
-        if not on_cpu:
-            return torch.float16
-        return torch.bfloat16 if cpu_has_bf16() else torch.float32
+        return auto_cpu_dtype(config)[0] if on_cpu else torch.float16
     names = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
     found = names.get(dtype, getattr(torch, str(dtype), None))
     if not isinstance(found, torch.dtype) or not found.is_floating_point:
@@ -86,3 +166,13 @@ def load_vocabulary(name_or_path: str | os.PathLike | None = None) -> tuple[list
     """A model's vocabulary (token per id) and special tokens, from its tokenizer alone (no weights loaded)."""
     tok = AutoTokenizer.from_pretrained(resolve_model(name_or_path))
     return tok.convert_ids_to_tokens(list(range(len(tok)))), list(tok.all_special_tokens)
+
+
+def term_normaliser(name_or_path: str | os.PathLike | None = None) -> Callable[[str], str]:
+    """How the model's tokenizer normalises text before splitting it (lower case and accents off for an
+    uncased BERT), as a function on terms: user input meets the vocabulary the way model input does."""
+    tok = AutoTokenizer.from_pretrained(resolve_model(name_or_path))
+    normalizer = getattr(getattr(tok, "backend_tokenizer", None), "normalizer", None)
+    if normalizer is not None:
+        return normalizer.normalize_str
+    return str.lower if getattr(tok, "do_lower_case", False) else str

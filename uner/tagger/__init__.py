@@ -5,7 +5,7 @@
 ``formats`` (JSONL / CoNLL / HTML writers, resume) and ``files`` (a whole file, as ``uner tag``).
 """
 
-from .core import BaseTagger, PredictionCache, Tagger, TaggerConfig
+from .core import CI_TEMPLATES, DOMAINS, BaseTagger, PredictionCache, Tagger, TaggerConfig
 from .ensemble import Ensemble
 from .files import SetupError, tag_file
 from .formats import WRITERS, bio_tags, format_for, html_fragment, html_page, resume_point
@@ -14,6 +14,7 @@ from .runners import RUNNERS, ProcessRunner, Runner, SerialRunner, make_runner
 from .scoring import PUNCT, Entity, LabelScorer, SpanScores, entity_guesses
 
 __all__ = [
+    "CI_TEMPLATES", "DOMAINS",
     "PUNCT", "RUNNERS", "WRITERS", "BaseTagger", "Ensemble", "Entity", "LabelScorer", "PredictionCache",
     "ProcessRunner", "Runner", "SerialRunner", "SetupError", "SpanScores", "TagOptions", "Tagger", "TaggerConfig",
     "bio_tags", "entity_guesses", "format_for", "html_fragment", "html_page", "make_runner", "resume_point",

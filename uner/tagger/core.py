@@ -1,15 +1,15 @@
 """Tagging: mask each candidate span, let the MLM's top predictions vote with their labels.
 
 DESIGN.md §3.3. For every span two inputs are made — the sentence with the span
-replaced by one mask (context-dependent, CS) and "<span> is a <mask> ." (context
-independent, CI). All masked inputs of a batch of documents go through the model
+replaced by one mask (context-dependent, CS) and one input per context-independent (CI)
+template, "<span> is a <mask> ." by default. All masked inputs of a batch of documents go through the model
 together; each descriptor (a top-k prediction that is a whole word, not
 punctuation, not a stop descriptor) votes its label distribution weighted by its
 logit; label scores roll up into their types; CS and CI are normalised and added.
 The top type wins unless it is a not-entity label (OTHER, UNTAGGED_ENTITY).
 
-Speed: ``Tagger.from_pretrained`` loads the model with ``dtype="auto"`` (bfloat16 on CPUs
-with native bf16: entity types agree with float32 on ~98-99 % of spans), and a run's
+Speed: ``Tagger.from_pretrained`` loads the model with ``dtype="auto"`` (bfloat16 where it measures
+faster on this CPU: entity types agree with float32 on ~98-99 % of spans), and a run's
 identical masked inputs — the same span's CI input, repeated sentences — go through the
 model once (``PredictionCache``).
 
@@ -26,9 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..labels import LabelsFolder, LabelTable, TypeHierarchy, Weighting
+from ..labels import Calibration, LabelsFolder, LabelTable, TypeHierarchy, Weighting
 from ..models import MaskedLM
-from ..spans import SPAN_TAGS, Span, candidate_spans, given_spans, load_spacy
+from ..spans import SPAN_POLICIES, SPAN_TAGS, Span, candidate_spans, given_spans, load_spacy
 from .scoring import Entity, LabelScorer, SpanScores
 
 
@@ -62,27 +62,72 @@ class PredictionCache:
         return ids, logits
 
 
+CI_TEMPLATES = {"is a": "{span} is a {mask} .", "comma": "{span} , a {mask} ,", "such as": "{mask} such as {span} .",
+                "and other": "{span} and other {mask} ."}
+
+
 @dataclass
 class TaggerConfig:
-    """Tagging options (validated at construction)."""
+    """Tagging options (validated at construction). The defaults are the ``general`` domain's; ``for_domain``
+    gives each domain's (chosen on the dev splits with ``benchmarks/tune_scoring.py``)."""
 
     top_k: int = 5  # descriptors per masked input; best mean end-to-end dev F1 of 3/5/10/20 (tune_scoring)
-    ci_template: str = "{span} is a {mask} ."
+    ci_templates: tuple[str, ...] = (CI_TEMPLATES["is a"], CI_TEMPLATES["comma"], CI_TEMPLATES["and other"])
+    ci_weights: tuple[float, ...] = ()  # the CI templates' relative weights (empty: equal)
     use_cs: bool = True
     use_ci: bool = True
     span_tags: frozenset[str] = SPAN_TAGS
+    span_policy: str = "named"  # candidate spans: "named" (names; common nouns only on confident votes) or "nouns"
+    common_min_score: float = 0.6  # "named" policy: a common-noun span needs its top type's share above this
     max_context_words: int = 200
-    cs_weight: float = 0.3  # share of the context-dependent votes when both inputs are used (CI gets the rest)
-    min_score: float = 0.3  # a span is an entity only when its top type's share of the votes exceeds this
+    cs_weight: float = 0.2  # share of the context-dependent votes when both inputs are used (CI gets the rest)
+    min_score: float = 0.2  # a span is an entity only when its top type's share of the votes exceeds this
+    subtype_share: float = 0.3  # a subtype is reported when it holds at least this share of its type's votes
+    head_weight: float = 0.0  # share of the span's own last word's labels ("IL-2 mRNA": mrna -> RNA) in its votes
     weighting: Weighting = Weighting()
+
+    @classmethod
+    def for_domain(cls, domain: str = "general", **changes) -> TaggerConfig:
+        """The settings for ``domain`` (see ``DOMAINS``), with ``changes`` on top."""
+        if domain not in DOMAINS:
+            raise ValueError(f"unknown domain {domain!r} (choose from {', '.join(DOMAINS)})")
+        return cls(**{**DOMAINS[domain], **changes})
 
     def __post_init__(self) -> None:
         if not (self.use_cs or self.use_ci):
             raise ValueError("at least one of the context-dependent or context-independent inputs is needed")
-        if not 0 <= self.cs_weight <= 1 or not 0 <= self.min_score < 1:
-            raise ValueError("cs_weight must be in [0, 1] and min_score in [0, 1)")
-        if "{span}" not in self.ci_template or "{mask}" not in self.ci_template:
-            raise ValueError("ci_template needs {span} and {mask}")
+        if not 0 <= self.cs_weight <= 1 or not 0 <= self.min_score < 1 or not 0 <= self.common_min_score < 1:
+            raise ValueError("cs_weight must be in [0, 1], min_score and common_min_score in [0, 1)")
+        if not 0 < self.subtype_share <= 1 or not 0 <= self.head_weight < 1:
+            raise ValueError("subtype_share must be in (0, 1] and head_weight in [0, 1)")
+        if self.span_policy not in SPAN_POLICIES:
+            raise ValueError(f"span_policy must be one of {', '.join(SPAN_POLICIES)}, not {self.span_policy!r}")
+        if not self.ci_templates or any("{span}" not in t or "{mask}" not in t for t in self.ci_templates):
+            raise ValueError("every CI template needs {span} and {mask}")
+        if self.ci_weights and (len(self.ci_weights) != len(self.ci_templates) or min(self.ci_weights) < 0
+                                or sum(self.ci_weights) <= 0):
+            raise ValueError("ci_weights: one non-negative weight per CI template, not all zero")
+
+    def input_shares(self) -> np.ndarray:
+        """The weight of each masked input of a span (CS first, then the CI templates), summing to 1."""
+        ci = np.asarray(self.ci_weights or [1.0] * len(self.ci_templates), np.float32)
+        ci = ci / ci.sum()
+        if not self.use_ci:
+            return np.ones(1, np.float32)
+        if not self.use_cs:
+            return ci
+        return np.concatenate([[self.cs_weight], (1 - self.cs_weight) * ci]).astype(np.float32)
+
+
+DOMAINS: dict[str, dict] = {
+    # names are capitalised: candidates are names, common nouns only on confident votes (CoNLL, WNUT dev)
+    "general": {},
+    # entities are lower-case noun phrases ("aspirin", "breast cancer"); class-noun templates ("[MASK] such as
+    # <span>") type chemicals, genes and cells better (BC5CDR, NCBI-disease, JNLPBA, BC2GM dev)
+    # (the span's own head word votes too: "IL-2 mRNA" -> RNA, "Jurkat cells" -> cell; JNLPBA, BC5CDR dev)
+    "biomedical": {"span_policy": "nouns", "ci_templates": tuple(CI_TEMPLATES.values()), "head_weight": 0.3,
+                   "subtype_share": 0.2},
+}
 
 
 class BaseTagger(ABC):
@@ -105,11 +150,14 @@ class BaseTagger(ABC):
     def tag(self, texts: Iterable[str], spans: Iterable[list[tuple[int, int]] | None] | None = None, *,
             batch_size: int = 64, explain: bool = False,
             cache: PredictionCache | None = None) -> Iterator[list[Entity]]:
-        """Entities for each text, in input order, streaming in batches of ``batch_size`` documents.
+        """An iterator over the entities of each text, in input order, streaming in batches of ``batch_size``
+        documents. A single string is one text (not a sequence of characters).
 
         ``spans`` gives, per text, character offsets of the spans to type (None: find candidates).
         Predictions are shared across the batches of this call (or of ``cache``, when given).
         """
+        if isinstance(texts, str):
+            texts = [texts]
         cache = cache if cache is not None else PredictionCache()
         given = iter(spans) if spans is not None else None
         batch: list[tuple[str, list[tuple[int, int]] | None]] = []
@@ -123,7 +171,9 @@ class BaseTagger(ABC):
 
     def spans_for_doc(self, doc, given: list[tuple[int, int]] | None = None) -> list[Span]:
         """Caller-given spans placed in their sentences, or the candidate spans of a parsed doc."""
-        return given_spans(doc, given) if given is not None else candidate_spans(doc, self.config.span_tags)
+        if given is not None:
+            return given_spans(doc, given)
+        return candidate_spans(doc, self.config.span_tags, self.config.span_policy)
 
     def _tag_batch(self, batch: list[tuple[str, list | None]], explain: bool,
                    cache: PredictionCache | None = None) -> list[list[Entity]]:
@@ -143,7 +193,8 @@ class BaseTagger(ABC):
         for text, doc_spans in zip(texts, spans):
             ents = []
             for sp in doc_spans:
-                ent = scores.entity(k, text, sp, explain)
+                cut = None if sp.named else max(self.config.min_score, self.config.common_min_score)
+                ent = scores.entity(k, text, sp, explain, cut)
                 if ent is not None:
                     ents.append(ent)
                 k += 1
@@ -159,30 +210,35 @@ class Tagger(BaseTagger):
     """Unsupervised NER over a masked LM and a compiled label table."""
 
     def __init__(self, mlm: MaskedLM, table: LabelTable, types: TypeHierarchy, nlp=None,
-                 config: TaggerConfig | None = None, stop_descriptors: Iterable[str] = ()) -> None:
+                 config: TaggerConfig | None = None, stop_descriptors: Iterable[str] = (),
+                 calibration: Calibration = Calibration()) -> None:
         self.mlm = mlm
         self.types = types
         self.config = config or TaggerConfig()
         self.table = table
-        self.scorer = LabelScorer(table, types, mlm.vocab, stop_descriptors, self.config.weighting)
+        self.scorer = LabelScorer(table, types, mlm.vocab, stop_descriptors, self.config.weighting, calibration)
         self.nlp = nlp if nlp is not None else load_spacy()
 
     @classmethod
     def from_pretrained(cls, model: str | None = None, labels: str | Path | None = None, *,
                         spacy_model: str | None = None, config: TaggerConfig | None = None,
-                        stop_descriptors: str | Path | None = None, **mlm_kwargs) -> Tagger:
+                        stop_descriptors: str | Path | None = None, calibrate: bool = True,
+                        **mlm_kwargs) -> Tagger:
         """The embedded model and its shipped labels by default; any model folder with its labels folder.
+        ``calibrate``: apply the folder's ``calibration.yaml`` (per-type weights and thresholds) when it has one.
 
         ``mlm_kwargs`` go to ``MaskedLM.from_pretrained``; ``dtype`` defaults to ``"auto"`` here
         (bfloat16 on CPUs with native bf16, else float32; float16 on GPUs).
         """
         mlm_kwargs.setdefault("dtype", "auto")
+        nlp = load_spacy(spacy_model) if spacy_model else load_spacy()  # a missing parser fails before the model loads
         mlm = MaskedLM.from_pretrained(model, **mlm_kwargs)
         folder = LabelsFolder(labels) if labels is not None else LabelsFolder.for_model(mlm.name)
         table = folder.load_table()
         stops = Path(stop_descriptors).read_text(encoding="utf-8").split() if stop_descriptors else ()
-        nlp = load_spacy(spacy_model) if spacy_model else None
-        return cls(mlm, table, folder.load_types(), nlp, config, stops)
+        types = folder.load_types()
+        calibration = folder.load_calibration([types.parent(lab) for lab in table.labels]) if calibrate else Calibration()
+        return cls(mlm, table, types, nlp, config, stops, calibration)
 
     def _fit(self, text: str) -> str:
         """Crop context words around the single mask until the input fits the model window."""
@@ -210,18 +266,23 @@ class Tagger(BaseTagger):
                 a, b = sp.start - sp.sent_start, sp.end - sp.sent_start
                 out.append(self._fit(f"{sent[:a]}{mask}{sent[b:]}"))
             if self.config.use_ci:
-                out.append(self._fit(self.config.ci_template.format(span=span_text, mask=mask)))
+                out += [self._fit(t.format(span=span_text, mask=mask)) for t in self.config.ci_templates]
         return out
 
     def span_scores(self, spans: Sequence[tuple[str, Span]], cache: PredictionCache | None = None) -> SpanScores:
         """Label votes of (text, span) pairs: all distinct CS and CI inputs through the model in one batch."""
         inputs = [s for text, sp in spans for s in self.masked_inputs(text, [sp])]
-        per_span = int(self.config.use_cs) + int(self.config.use_ci)
+        share = self.config.input_shares()
+        per_span = len(share)
         cache = cache if cache is not None else PredictionCache()
         ids, logits = cache.top_k(self.mlm, inputs, self.config.top_k)
         votes = self.scorer.label_scores(ids, logits).reshape(len(spans), per_span, -1)
-        share = np.array([self.config.cs_weight, 1 - self.config.cs_weight] if per_span == 2 else [1.0], np.float32)
         votes = np.einsum("spl,p->sl", votes, share)
+        if self.config.head_weight:
+            own = self.scorer.term_votes([text[sp.start : sp.end].split()[-1] for text, sp in spans])
+            has = own.sum(1) > 0
+            votes[has] = (1 - self.config.head_weight) * votes[has] + self.config.head_weight * own[has]
         k = ids.shape[-1]
         return self.scorer.span_scores(votes, ids.reshape(len(spans), per_span, k),
-                                       logits.reshape(len(spans), per_span, k), self.config.min_score)
+                                       logits.reshape(len(spans), per_span, k), self.config.min_score,
+                                       self.config.subtype_share)

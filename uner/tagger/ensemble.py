@@ -48,4 +48,4 @@ class Ensemble(BaseTagger):
         not_entity = {type_names.index(t) for m in self.members for t in m.types.not_entity if t in type_names}
         first = parts[0]
         return SpanScores(labels, type_names, rollup, not_entity, total, first.ids, first.logits,
-                          first.min_score, first.scorer)
+                          first.min_score, first.scorer, first.subtype_share)

@@ -1,19 +1,20 @@
 """Tagging a whole input file into an output file: what ``uner tag`` does.
 
 Records are read (bad lines kept, so there is one output record per input line), tagged by a runner,
-and written by the output format's writer into ``OUT.partial``, renamed to ``OUT`` once complete;
-``resume`` continues after the complete lines of an interrupted run's ``OUT.partial``.
+and written by the output format's writer into ``OUT.partial`` (locked for the run), renamed to ``OUT``
+once complete; ``resume`` continues after the complete lines of an interrupted run's ``OUT.partial``.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 
-from ..io import InputError, read_records
-from ..models import ModelNotFoundError
-from .formats import WRITERS, Destination, format_for, open_partial
+from ..distributed import MissingExtra
+from ..inputs import FileRecords
+from ..models import ModelNotFoundError, load_settings
+from ..spans import load_spacy
+from .formats import WRITERS, Destination, OutputInUseError, check_output, claim_partial, format_for
 from .records import TagOptions
 from .runners import make_runner
 
@@ -24,33 +25,52 @@ class SetupError(Exception):
 
 def tag_file(input: str, out: str, tagger_kwargs: dict, *, input_format: str | None = None,
              output_format: str | None = None, options: TagOptions | None = None, resume: bool = False,
-             workers: int = 1, runner: str | None = None) -> int:
-    """Tag ``input`` (a file or ``-`` for stdin) into ``out`` (a file or ``-`` for stdout); the number of
-    records with an ``error``. ``tagger_kwargs`` go to ``Tagger.from_pretrained``; SetupError before any work."""
+             workers: int | None = 1, runner: str | None = None, encoding: str = "utf-8",
+             runner_settings: dict | None = None) -> int:
+    """Tag ``input`` (a file, a FIFO, ``-`` for stdin, or a folder or glob of files, tagged in turn) into
+    ``out`` (a file or ``-`` for stdout); the number of records with an ``error``. ``tagger_kwargs`` go to
+    ``Tagger.from_pretrained``; ``runner``, ``workers`` and ``runner_settings`` to ``make_runner``.
+
+    SetupError before any work, cheapest check first: options, input and output paths, the spaCy parser,
+    the output lock (a second run on the same ``out`` stops here), then the model. A resumed run starts
+    again at the last cache block of the partial file and drops what it already holds, so its output is
+    byte-identical to an uninterrupted run's.
+    """
     options = options or TagOptions()
     try:
         fmt = format_for(out, output_format)
     except ValueError as exc:
         raise SetupError(f"--output-format: {exc}") from None
-    if input != "-" and not Path(input).is_file():
-        raise SetupError(f"{input}: no such file")
     if resume and (out == "-" or fmt != "jsonl"):
         raise SetupError("--resume needs a .jsonl output file")
-    try:  # with workers, only they load the model; this process just reads, orders and writes
-        tagging = make_runner(tagger_kwargs, options, workers, runner)
-        records = read_records(input, input_format or ("txt" if input == "-" else None), keep_bad=True)
-    except (OSError, ValueError, InputError, ModelNotFoundError) as exc:
+    try:
+        records = FileRecords.find(input, input_format or ("txt" if input == "-" else None), encoding)
+        check_output(out)
+        spacy_model = tagger_kwargs.get("spacy_model")
+        load_spacy(spacy_model) if spacy_model else load_spacy()  # seconds, before the model's load
+    except (OSError, ValueError) as exc:  # (InputError is a ValueError)
         raise SetupError(str(exc)) from None
-    partial, done = open_partial(out, resume)
-    from tqdm.auto import tqdm
+    try:
+        with claim_partial(out, resume) as (partial, done):
+            try:  # with workers, only they load the model; this process just reads, orders and writes
+                if tagger_kwargs.get("dtype", "auto") == "auto":  # chosen once, for every worker alike
+                    _, dtype = load_settings(tagger_kwargs.get("model"), "auto", tagger_kwargs.get("device"))
+                    tagger_kwargs = {**tagger_kwargs, "dtype": dtype}
+                tagging = make_runner(tagger_kwargs, options, workers, runner, **(runner_settings or {}))
+            except (OSError, ValueError, ModelNotFoundError, MissingExtra) as exc:
+                raise SetupError(str(exc)) from None
+            start = options.restart_point(done)
+            results = itertools.islice(tagging.run(records.after(start)), done - start, None)
+            errors: list[dict] = []
+            from tqdm.auto import tqdm
 
-    results = tagging.run(itertools.islice(records, done, None))
-    errors: list[dict] = []
-    bar = tqdm(_noting_errors(results, errors), desc="tagging", unit="doc", initial=done, disable=out == "-",
-               dynamic_ncols=True)
-    WRITERS[fmt](bar, Destination(partial, options.batch_size, lambda: tagging.nlp))
-    if partial is not None:
-        partial.replace(out)
+            bar = tqdm(_noting_errors(results, errors), desc="tagging", unit="doc", initial=done,
+                       disable=out == "-" or runner == "ray", dynamic_ncols=True)  # (Ray shows its own)
+            WRITERS[fmt](bar, Destination(partial, options.batch_size, lambda: tagging.nlp))
+            if partial is not None:
+                partial.replace(out)
+    except OutputInUseError as exc:
+        raise SetupError(str(exc)) from None
     return len(errors)
 
 

@@ -1,4 +1,5 @@
-"""Output formats of tagged records — JSONL, CoNLL (IOB2), HTML — and resuming a ``.partial`` JSONL file.
+"""Output formats of tagged records — JSONL, CoNLL (IOB2), HTML — and the ``.partial`` file a run writes
+(locked, so that two runs never write one output; resumable for JSONL).
 
 ``WRITERS`` maps a format name to its writer; a writer takes the output records and a ``Destination``
 (a file path, or None for stdout) and writes them all.
@@ -7,10 +8,12 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import html
 import json
+import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,16 +83,58 @@ def resume_point(partial: Path) -> int:
     return keep.count(b"\n")
 
 
-def open_partial(out: str, resume: bool) -> tuple[Path | None, int]:
-    """The ``OUT.partial`` file a run writes before renaming it to ``out`` (None for stdout), and how many
-    records it already holds: its complete lines with ``resume``, else 0 (a stale one is removed)."""
+class OutputInUseError(RuntimeError):
+    """Another run is writing the same output file."""
+
+
+def check_output(out: str) -> None:
+    """ValueError (one line) unless ``out`` is ``-`` or a file path in an existing, writable folder."""
     if out == "-":
-        return None, 0
+        return
+    path = Path(out)
+    if path.is_dir():
+        raise ValueError(f"{out}: is a directory; give an output file name")
+    if not path.parent.is_dir():
+        raise ValueError(f"{out}: folder {path.parent} does not exist")
+    if not os.access(path.parent, os.W_OK | os.X_OK):
+        raise ValueError(f"{out}: folder {path.parent} is not writable")
+
+
+def _lock(path: Path, out: str) -> int:
+    """An open descriptor of ``path`` (created if missing) under an exclusive lock; OutputInUseError at once
+    when another process holds it. The kernel drops the lock when its holder dies, even by kill -9."""
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise OutputInUseError(f"{out}: another uner run is writing it ({path.name} is locked)") from None
+        with contextlib.suppress(FileNotFoundError):
+            if os.stat(path).st_ino == os.fstat(fd).st_ino:
+                return fd
+        os.close(fd)  # the file was renamed or removed by the run that held it: lock the one there now
+
+
+@contextlib.contextmanager
+def claim_partial(out: str, resume: bool) -> Iterator[tuple[Path | None, int]]:
+    """The ``OUT.partial`` file a run writes before renaming it to ``out`` (None for stdout), locked for the
+    run, and how many records it already holds: its complete lines with ``resume``, else 0 (a stale one is
+    emptied). A partial file left empty is removed at the end."""
+    if out == "-":
+        yield None, 0
+        return
     partial = Path(out + ".partial")
-    if resume:
-        return partial, resume_point(partial)
-    partial.unlink(missing_ok=True)
-    return partial, 0
+    fd = _lock(partial, out)
+    try:
+        if not resume:
+            os.ftruncate(fd, 0)
+        yield partial, resume_point(partial) if resume else 0
+    finally:
+        with contextlib.suppress(FileNotFoundError):  # still ours (not renamed to ``out``) and empty: remove
+            if os.fstat(fd).st_size == 0 and os.stat(partial).st_ino == os.fstat(fd).st_ino:
+                partial.unlink()
+        os.close(fd)
 
 
 @dataclass

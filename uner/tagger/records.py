@@ -9,14 +9,30 @@ from ..io import Record
 from ..spans import parse_inline
 from .core import BaseTagger, PredictionCache
 
+CACHE_BLOCK = 1024  # documents whose identical masked inputs go through the model once (one prediction cache)
+
 
 @dataclass(frozen=True)
 class TagOptions:
-    """How records are tagged: ``inline`` span marks, documents per ``batch_size``, ``explain`` descriptors."""
+    """How records are tagged: ``inline`` span marks, documents per ``batch_size``, ``explain`` descriptors,
+    documents longer than ``max_chars`` rejected (their record gets an ``error``: time and memory stay bounded),
+    identical masked inputs run once per ``cache_block`` documents."""
 
     inline: bool = False
     batch_size: int = 64
     explain: bool = False
+    max_chars: int = 100_000
+    cache_block: int = CACHE_BLOCK
+
+    @property
+    def block(self) -> int:
+        """Documents per prediction-cache block: ``cache_block`` rounded up to whole batches."""
+        return -(-self.cache_block // self.batch_size) * self.batch_size
+
+    def restart_point(self, done: int) -> int:
+        """Where a resumed run starts tagging again after ``done`` records: the start of their last block,
+        so that every batch and cache holds the documents it held in an uninterrupted run (byte-identical output)."""
+        return done - done % self.block
 
 
 def _given_spans(rec: Record) -> list[tuple[int, int]]:
@@ -32,14 +48,18 @@ def _given_spans(rec: Record) -> list[tuple[int, int]]:
 
 
 def tag_records(tagger: BaseTagger, records: Iterable[Record], *, inline: bool = False, batch_size: int = 64,
-                explain: bool = False) -> Iterator[dict]:
+                explain: bool = False, max_chars: int = 100_000, cache_block: int = CACHE_BLOCK) -> Iterator[dict]:
     """Output record per input record (same order): ``{"id", "text", "entities"}`` plus ``error`` for bad input.
 
     Given spans come from a record's ``spans`` field (``[[start, end], …]`` or ``[{"start", "end"}, …]``) or,
-    with ``inline``, from ``term:__entity__`` marks in the text.
+    with ``inline``, from ``term:__entity__`` marks in the text. Batches (``batch_size`` records) and
+    prediction caches (``TagOptions.block`` records) are cut at fixed positions from the first record, so a
+    record's result depends only on its batch, never on how far an earlier run got.
     """
+    block = TagOptions(batch_size=batch_size, cache_block=cache_block).block
     pending: list[tuple[dict, str, list | None]] = []
-    cache = PredictionCache()  # repeated masked inputs run once per call
+    cache = PredictionCache()
+    tagger.nlp.max_length = max(tagger.nlp.max_length, max_chars + 1)  # spaCy's own cap must not cut in first
 
     def flush() -> Iterator[dict]:
         good = [(out, text, spans) for out, text, spans in pending if "error" not in out]
@@ -60,11 +80,16 @@ def tag_records(tagger: BaseTagger, records: Iterable[Record], *, inline: bool =
             yield out
         pending.clear()
 
-    for rec in records:
+    for n, rec in enumerate(records):
+        if n % block == 0 and n:
+            cache = PredictionCache()  # (after the flush of the block's last batch)
         out = {"id": rec.id, "text": rec.text, "entities": []}
         spans = None
         if rec.error:
             out["error"] = rec.error
+        elif len(rec.text) > max_chars:
+            out["error"] = (f"line {rec.line}: {len(rec.text):,} characters, more than the {max_chars:,} allowed per "
+                            "document (--max-chars); split long documents into paragraphs, one per line")
         elif inline:
             out["text"], spans = parse_inline(rec.text)
         elif "spans" in rec.fields:

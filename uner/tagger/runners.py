@@ -1,16 +1,18 @@
-"""Where tagging runs: in this process, or over worker processes (each with its own model).
+"""Where tagging runs: in this process, over worker processes, or over Ray actors (each with its own model).
 
 A runner is made from the ``Tagger.from_pretrained`` arguments and ``TagOptions`` and turns input
 records into output records, in order. ``RUNNERS`` maps a name to a runner class, so another way of
-running (a Ray cluster …) is one new class registered here.
+running is one new class registered here.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict
 from typing import Protocol
 
+from ..distributed import RayOptions, actor_count, batch_records, connect, local_path, map_records, require_ray
 from ..io import Record, batched
 from ..spans import load_spacy
 from .core import Tagger
@@ -20,7 +22,7 @@ from .records import TagOptions, tag_records
 class Runner(Protocol):
     """Tags records in order; ``nlp`` is a spaCy pipeline that tokenizes as the tagging did (CoNLL output)."""
 
-    def __init__(self, tagger_kwargs: dict, options: TagOptions, workers: int = 1) -> None: ...
+    def __init__(self, tagger_kwargs: dict, options: TagOptions, workers: int | None = 1) -> None: ...
 
     def run(self, records: Iterable[Record]) -> Iterator[dict]: ...
 
@@ -58,11 +60,11 @@ def _worker_run(chunk: list[Record]) -> list[dict]:
 
 
 class ProcessRunner:
-    """``workers`` spawned processes, each with its own model and one thread; chunks of ``batch_size``
-    records go out and come back in order. Only the workers load the model; construction only checks
+    """``workers`` spawned processes (None: one per CPU), each with its own model and one thread; chunks of
+    ``batch_size`` records go out and come back in order. Only the workers load the model; construction only checks
     that it can be found."""
 
-    def __init__(self, tagger_kwargs: dict, options: TagOptions, workers: int = 2) -> None:
+    def __init__(self, tagger_kwargs: dict, options: TagOptions, workers: int | None = 2) -> None:
         from ..models import resolve_model
 
         resolve_model(tagger_kwargs.get("model"))  # fail here, not in every worker
@@ -82,12 +84,55 @@ class ProcessRunner:
         return load_spacy()
 
 
-RUNNERS: dict[str, type[Runner]] = {"serial": SerialRunner, "processes": ProcessRunner}
+class _RayTagger:
+    """One Ray actor's tagger: built once, when the actor starts; each call tags one batch of input rows."""
+
+    def __init__(self, tagger_kwargs: dict, options: TagOptions) -> None:
+        self.runner = SerialRunner(tagger_kwargs, options)
+
+    def __call__(self, batch: dict) -> dict:
+        return {"record": [json.dumps(r, ensure_ascii=False) for r in self.runner.run(batch_records(batch))]}
 
 
-def make_runner(tagger_kwargs: dict, options: TagOptions, workers: int = 1, name: str | None = None) -> Runner:
-    """The runner called ``name`` (default: serial for one worker, processes for more)."""
-    name = name or ("serial" if workers == 1 else "processes")
+class RayRunner:
+    """``workers`` Ray Data actors (``map_batches`` with ``concurrency``; None: one per CPU of the cluster),
+    each loading the model once, ``options.batch_size`` records per call; input files are read by the
+    cluster and records come back in input order (``uner.distributed``). Bad records get their ``error``
+    from the same code as in the other runners. Joins the cluster at ``address`` (default: starts a local
+    Ray) at construction, so a missing Ray or a wrong address fails before any work."""
+
+    def __init__(self, tagger_kwargs: dict, options: TagOptions, workers: int | None = None, *,
+                 num_cpus_per_actor: float = 1.0, address: str | None = None) -> None:
+        from ..models import resolve_model
+
+        require_ray()
+        resolve_model(tagger_kwargs.get("model"))  # fail here, not in every actor
+        self.cluster = RayOptions(workers, options.batch_size, num_cpus_per_actor, address)
+        paths = {k: local_path(str(v)) for k in ("model", "labels", "stop_descriptors") if (v := tagger_kwargs.get(k))}
+        self.tagger_kwargs = {**tagger_kwargs, **paths, "threads": tagger_kwargs.get("threads") or self.cluster.threads}
+        self.options = options
+        connect(address)
+        actor_count(self.cluster)  # too many actors for the cluster: fail now
+
+    def run(self, records: Iterable[Record]) -> Iterator[dict]:
+        for batch in map_records(records, _RayTagger, (self.tagger_kwargs, self.options), self.cluster):
+            for line in batch["record"]:
+                yield json.loads(line)
+
+    @property
+    def nlp(self):
+        return load_spacy()
+
+
+RUNNERS: dict[str, type[Runner]] = {"serial": SerialRunner, "processes": ProcessRunner, "ray": RayRunner}
+
+
+def make_runner(tagger_kwargs: dict, options: TagOptions, workers: int | None = 1, name: str | None = None,
+                **settings) -> Runner:
+    """The runner called ``name`` (default: serial for one worker, processes for more) with ``workers`` copies
+    of the model (None: the runner's default, one per CPU); ``settings`` go to it (Ray: ``num_cpus_per_actor``,
+    ``address``)."""
+    name = name or ("serial" if (workers or 1) == 1 else "processes")
     if name not in RUNNERS:
         raise ValueError(f"unknown runner {name!r} ({', '.join(RUNNERS)})")
-    return RUNNERS[name](tagger_kwargs, options, workers)
+    return RUNNERS[name](tagger_kwargs, options, workers, **settings)

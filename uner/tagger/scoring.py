@@ -15,12 +15,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..labels import LabelTable, TypeHierarchy, Weighting, term_distribution, type_rollup
+from ..labels import Calibration, LabelTable, TypeHierarchy, Weighting, term_distribution, type_rollup
 from ..spans import Span
 
 if TYPE_CHECKING:
     from .core import BaseTagger
 
+ADJECTIVE_TAGS = frozenset({"JJ", "JJR", "JJS"})
 PUNCT = set(string.punctuation) | {"``", "''", "--", "...", "…", "–", "—"}
 
 
@@ -49,10 +50,13 @@ class LabelScorer:
     """The label table as matrices, built once: descriptor → label distribution, label → type."""
 
     def __init__(self, table: LabelTable, types: TypeHierarchy, vocab: Sequence[str],
-                 stop_descriptors: Iterable[str] = (), weighting: Weighting = Weighting()) -> None:
+                 stop_descriptors: Iterable[str] = (), weighting: Weighting = Weighting(),
+                 calibration: Calibration = Calibration()) -> None:
         if table.vocab_size != len(vocab):
             raise ValueError(f"label table is for a vocabulary of {table.vocab_size}, the model has {len(vocab)}")
         self.vocab = vocab
+        self.index = {t: i for i, t in enumerate(vocab)}
+        self.calibration = calibration
         self.dist = term_distribution(table, types, weighting)
         self.labels = table.labels
         self.type_names, self.rollup = type_rollup([types.parent(lab) for lab in table.labels])
@@ -69,6 +73,16 @@ class LabelScorer:
         total = votes.sum(1, keepdims=True)
         return np.divide(votes, total, out=np.zeros_like(votes), where=total > 0)
 
+    def term_votes(self, terms: Sequence[str]) -> np.ndarray:
+        """terms × labels: each term's own label distribution (as written, else lower-cased; zeros for a
+        term outside the vocabulary or unlabelled)."""
+        out = np.zeros((len(terms), len(self.labels)), dtype=np.float32)
+        for row, term in enumerate(terms):
+            i = self.index.get(term, self.index.get(term.lower()))
+            if i is not None:
+                out[row] = self.dist[i]
+        return out
+
     def describe(self, ids: np.ndarray, logits: np.ndarray) -> list[list[dict]]:
         """The usable descriptors of each input with their logits and strongest label."""
         return [[{"term": self.vocab[i], "logit": round(float(lg), 3),
@@ -76,10 +90,11 @@ class LabelScorer:
                  for i, lg in zip(row_ids, row_logits) if self.usable[i]]
                 for row_ids, row_logits in zip(ids, logits)]
 
-    def span_scores(self, votes: np.ndarray, ids: np.ndarray, logits: np.ndarray, min_score: float) -> SpanScores:
+    def span_scores(self, votes: np.ndarray, ids: np.ndarray, logits: np.ndarray, min_score: float,
+                    subtype_share: float = 0.5) -> SpanScores:
         """This scorer's label votes of spans (spans × labels) with the predictions behind them."""
         return SpanScores(self.labels, self.type_names, self.rollup, self.not_entity, votes, ids, logits,
-                          min_score, self)
+                          min_score, self, subtype_share)
 
 
 @dataclass
@@ -98,21 +113,48 @@ class SpanScores:
     logits: np.ndarray
     min_score: float
     scorer: LabelScorer
+    subtype_share: float = 0.5
 
-    def entity(self, k: int, text: str, span: Span, explain: bool = False) -> Entity | None:
+    def __post_init__(self) -> None:
+        self.type_weights = self.scorer.calibration.weights_for(self.type_names)
+        self.type_min = self.scorer.calibration.min_scores_for(self.type_names)
+
+    def type_row(self, k: int) -> np.ndarray:
+        """Span ``k``'s share of the votes per type, after the calibration's type weights (still summing to
+        what the votes sum to)."""
+        raw = self.label_scores[k] @ self.rollup
+        weighted = raw * self.type_weights
+        total = weighted.sum()
+        return weighted * (raw.sum() / total) if total > 0 else raw
+
+    def entity(self, k: int, text: str, span: Span, explain: bool = False,
+               min_score: float | None = None) -> Entity | None:
         """The entity for span ``k``, or None when its top type is a not-entity label, nothing voted, or the
-        top type's share is at most ``min_score``."""
-        type_row = self.label_scores[k] @ self.rollup
+        top type's share is at most ``min_score`` (default: this object's)."""
+        type_row = self.type_row(k)
         best = int(np.argmax(type_row))
-        if type_row[best] <= self.min_score or best in self.not_entity:
+        cut = max(self.min_score if min_score is None else min_score, float(self.type_min[best]))
+        if type_row[best] <= cut or best in self.not_entity:
             return None
-        members = np.flatnonzero(self.rollup[:, best])
-        subtype = self.labels[int(members[np.argmax(self.label_scores[k, members])])]
         dist = {self.type_names[j]: round(float(v), 4) for j, v in enumerate(type_row) if v > 0}
         descriptors = self.scorer.describe(self.ids[k], self.logits[k]) if explain else None
         return Entity(text[span.start : span.end], span.start, span.end, self.type_names[best],
-                      subtype if subtype != self.type_names[best] else None, round(float(type_row[best]), 4),
-                      descriptors, dist)
+                      self.subtype(k, best, span), round(float(type_row[best]), 4), descriptors, dist)
+
+    def subtype(self, k: int, best: int, span: Span) -> str | None:
+        """The finest label the evidence supports under type ``best``: ``TYPE_ADJECTIVE`` for an adjective span
+        ("Australian", "South Korean") when the type has one; else the strongest subtype when it holds at least
+        ``subtype_share`` of the type's votes; else None."""
+        name = self.type_names[best]
+        if span.head_tag in ADJECTIVE_TAGS and f"{name}_ADJECTIVE" in self.labels:
+            return f"{name}_ADJECTIVE"
+        members = [j for j in np.flatnonzero(self.rollup[:, best]) if self.labels[j] != name]
+        if not members:
+            return None
+        scores = self.label_scores[k, members]
+        top = int(np.argmax(scores))
+        total = float(self.label_scores[k] @ self.rollup[:, best])
+        return self.labels[members[top]] if scores[top] > 0 and scores[top] >= self.subtype_share * total else None
 
 
 def entity_guesses(tagger: BaseTagger, texts: Sequence[str], k: int = 50) -> list[list[dict[str, float]]]:

@@ -1,0 +1,59 @@
+"""Fuzzing `uner tag` (issue 21): random bytes and unicode, as text or JSONL input, always give one output
+record per input line and a clean exit (0, or 1 when some lines have an ``error``), never a traceback."""
+
+from __future__ import annotations
+
+import json
+import random
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from tests.helpers import uner
+from uner.cli import app
+
+LINE = st.one_of(st.binary(max_size=120), st.text(max_size=120).map(str.encode),
+                 st.sampled_from([b"", b"\r", b"\xef\xbb\xbf", b'{"text": "Paris \\ud800"}', b'{"text": 5}',
+                                  b'{"id": [1], "text": "Paris is big ."}', b"\x00\x1c\x1d\xe2\x80\xa8 Paris"]))
+CONTENT = st.lists(LINE, max_size=6).map(b"\n".join)
+
+
+def expected_lines(data: bytes) -> int:
+    """Input lines as `wc -l` counts them, plus an unterminated last line."""
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+
+
+def check_output(data: bytes, out: Path, fmt: str) -> None:
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").split("\n") if line] if out.exists() else []
+    assert len(records) == expected_lines(data), (data, records)
+    for n, rec in enumerate(records, 1):
+        assert set(rec) in ({"id", "text", "entities"}, {"id", "text", "entities", "error"}), rec
+        assert fmt == "jsonl" or rec["id"] == str(n)
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(data=CONTENT, fmt=st.sampled_from(["txt", "jsonl"]))
+def test_tag_gives_one_record_per_line_for_any_bytes(tiny, data, fmt):
+    with tempfile.TemporaryDirectory() as tmp:
+        inp, out = Path(tmp) / f"in.{fmt}", Path(tmp) / "out.jsonl"
+        inp.write_bytes(data)
+        res = CliRunner().invoke(app, ["tag", str(inp), "-o", str(out), "--model", str(tiny[0]),
+                                       "--labels", str(tiny[1]), "--dtype", "float32"])
+        assert res.exit_code in (0, 1) and "Traceback" not in res.output, (data, res.output)
+        assert res.exception is None or isinstance(res.exception, SystemExit), (data, res.exception)
+        check_output(data, out, fmt)
+
+
+def test_random_bytes_through_the_console_script(tiny, tmp_path):
+    rnd = random.Random(0)
+    data = b"\n".join(bytes(rnd.randrange(256) for _ in range(rnd.randrange(80))) for _ in range(30))
+    data += "\nZürich , 東京 and Paris 🙂 .\n".encode()
+    inp, out = tmp_path / "in.txt", tmp_path / "out.jsonl"
+    inp.write_bytes(data)
+    res = uner("tag", str(inp), "-o", str(out), "--model", str(tiny[0]), "--labels", str(tiny[1]))
+    assert res.returncode == 1 and "Traceback" not in res.stderr and "had errors" in res.stderr
+    check_output(data, out, "txt")
+    assert json.loads(out.read_text(encoding="utf-8").splitlines()[-1])["entities"]

@@ -1,0 +1,36 @@
+"""calibration.yaml beside the labels: reading, checking, saving, and the folder finding it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from uner.labels import Calibration, LabelError, LabelsFolder
+
+
+def test_calibration_round_trips_and_defaults_unlisted_types_to_neutral(tmp_path):
+    path = tmp_path / "calibration.yaml"
+    Calibration({"ORGANIZATION": 1.4}, {"PERSON": 0.5}, "fitted on dev").save(path)
+    back = Calibration.load(path, ["ORGANIZATION", "PERSON", "LOCATION"])
+    assert back == Calibration({"ORGANIZATION": 1.4}, {"PERSON": 0.5}, "fitted on dev")
+    np.testing.assert_allclose(back.weights_for(["LOCATION", "ORGANIZATION"]), [1.0, 1.4])
+    np.testing.assert_allclose(back.min_scores_for(["PERSON", "LOCATION"]), [0.5, 0.0])
+
+
+@pytest.mark.parametrize("text, message", [
+    ("type_weights:\n  ORGANISATION: 1.5\n", "unknown type 'ORGANISATION'"),
+    ("type_weights:\n  PERSON: -1\n", "PERSON must be a number"),
+    ("min_scores:\n  PERSON: 2\n", "PERSON must be a number in [0, 1]"),
+    ("type_weights: [1, 2]\n", "type_weights must map type names to numbers"),
+    ("type_weights: {PERSON: 1.0\n", "not valid YAML"),
+])
+def test_bad_calibration_names_the_file_and_the_problem(tmp_path, text, message):
+    path = tmp_path / "calibration.yaml"
+    path.write_text(text)
+    with pytest.raises(LabelError) as err:
+        Calibration.load(path, ["PERSON", "ORGANIZATION"])
+    assert any(str(path) in p and message in p for p in err.value.problems), err.value.problems
+
+
+def test_folder_without_calibration_is_neutral(tmp_path):
+    assert LabelsFolder(tmp_path).load_calibration() == Calibration()

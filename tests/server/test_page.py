@@ -1,0 +1,149 @@
+"""The annotation page in real headless chromium: keyboard decisions, undo and reload, bulk accept.
+The whole shipped review is served (a copy: 2,769 clusters), as a user gets it."""
+
+from __future__ import annotations
+
+import copy
+import os
+import shutil
+import time
+from collections import Counter
+
+from tests.server.conftest import by_id, read_doc
+
+PAGE_TIMEOUT = 30
+
+
+def wait(driver, what, timeout: float = PAGE_TIMEOUT):
+    """Poll a condition on the driver until it is truthy; its value."""
+    deadline = time.monotonic() + timeout
+    while not (value := what(driver)):
+        assert time.monotonic() < deadline, f"timed out waiting for {what.__doc__ or what}"
+        time.sleep(0.05)
+    return value
+
+
+def open_page(driver, base: str) -> None:
+    driver.get(base)
+    wait(driver, lambda d: d.execute_script("return document.body.dataset.ready === '1'"))
+
+
+def press(driver, *keys: str) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    for key in keys:
+        ActionChains(driver).send_keys(key).perform()
+
+
+def focused(driver) -> int:
+    return int(driver.find_element("id", "card").get_attribute("data-id"))
+
+
+def settled(driver) -> None:
+    """Wait until every decision sent has been saved (the page's 'saving …' counter is back to 0)."""
+    wait(driver, lambda d: d.find_element("id", "saved").get_attribute("data-pending") == "0")
+
+
+def top(entry: dict) -> str | None:
+    sug = entry.get("suggested") or {}
+    return max(sug, key=sug.get) if sug else None
+
+
+def test_keyboard_decisions_undo_and_reload(browser, full_server, tmp_path):
+    base, folder = full_server
+    before = by_id(read_doc(folder))
+    open_page(browser, base)
+    keys = {b.get_attribute("data-key"): b.get_attribute("data-type")
+            for b in browser.find_elements("css selector", "#keys button")}
+    assert keys["1"] == "OTHER" and keys["2"] == "PERSON"  # the most common confirmed labels of the review
+    while not top(before[focused(browser)]):  # space skips to a cluster with a suggestion to accept
+        press(browser, " ")
+    a = focused(browser)
+    press(browser, "a")
+    b = focused(browser)
+    press(browser, "2")
+    c = focused(browser)
+    press(browser, "x")
+    assert len({a, b, c}) == 3
+    settled(browser)
+    assert by_id(read_doc(folder))[c]["status"] == "rejected"  # saved at once
+    press(browser, "u")
+    settled(browser)
+    assert focused(browser) == c  # undo brings the cluster back into focus
+
+    browser.refresh()
+    open_page(browser, base)
+    history = [li.text for li in browser.find_elements("css selector", "#history li")]
+    assert len(history) == 2 and history[0].startswith("confirmed PERSON") and history[1].startswith("confirmed")
+    shot = tmp_path / "annotate.png"
+    browser.save_screenshot(str(shot))
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+    if os.environ.get("UNER_SCREENSHOT"):  # how docs/annotate.png is made
+        shutil.copy(shot, os.environ["UNER_SCREENSHOT"])
+
+    expected = copy.deepcopy(before)
+    expected[a].update(label=top(before[a]), status="confirmed", note="reviewed: accepted suggestion")
+    expected[b].update(label="PERSON", status="confirmed", note="reviewed: accepted suggestion" if top(before[b]) == "PERSON"
+                       else f"reviewed: corrected from suggestion {top(before[b])}" if top(before[b])
+                       else "reviewed: labelled (no suggestion)")
+    assert by_id(read_doc(folder)) == expected
+
+
+def test_bulk_accept(browser, full_server):
+    from selenium.webdriver.support.ui import Select
+
+    base, folder = full_server
+    before = by_id(read_doc(folder))
+    todo = [e for e in before.values() if e.get("status") == "suggested" and top(e)]
+    label = Counter(top(e) for e in todo).most_common(1)[0][0]
+    open_page(browser, base)
+    press(browser, "b")
+    assert browser.find_element("id", "bulk-view").is_displayed()
+    Select(browser.find_element("id", "bulk-type")).select_by_value(label)
+    rows = browser.find_elements("css selector", "#bulk-list li")
+    ids = [int(r.get_attribute("data-id")) for r in rows]
+    candidates = {e["id"] for e in todo if top(e) == label}
+    assert set(ids) <= candidates and len(ids) == min(50, len(candidates)) >= 2
+    press(browser, "o")  # unselect outliers: suggestion shared by under half the seeded members
+    share = {i: round(before[i]["suggested"][label] / sum(before[i]["suggested"].values()), 3) for i in ids}
+    on = [int(r.get_attribute("data-id")) for r in browser.find_elements("css selector", "#bulk-list li.on")]
+    assert on == [i for i in ids if share[i] >= 0.5]
+    press(browser, "j", " ")  # and one more by hand: the second row toggles
+    chosen = [i for i in on if i != ids[1]] + ([ids[1]] if ids[1] not in on else [])
+    press(browser, "\ue007")  # Enter: accept the selected
+    settled(browser)
+
+    expected = copy.deepcopy(before)
+    for i in chosen:
+        expected[i].update(label=label, status="confirmed", note="reviewed: accepted suggestion")
+    assert by_id(read_doc(folder)) == expected and chosen
+    remaining = [int(r.get_attribute("data-id")) for r in browser.find_elements("css selector", "#bulk-list li")]
+    assert not set(remaining) & set(chosen)  # the bulk page moved on to what is left
+
+
+def test_type_picker_and_term_label(browser, full_server):
+    """`t` + type-ahead picks a subtype; clicking a member and typing a label writes terms.tsv."""
+    base, folder = full_server
+    before = by_id(read_doc(folder))
+    tsv = (folder / "terms.tsv").read_text(encoding="utf-8")
+    open_page(browser, base)
+    a = focused(browser)
+    press(browser, "t")
+    press(browser, "univ")  # type-ahead: UNIV (universities), a subtype of ORGANIZATION
+    first = browser.find_element("css selector", "#picker-list li")
+    assert first.get_attribute("data-name") == "UNIV" and "subtype" in first.get_attribute("class")
+    press(browser, "\ue007")
+    assert focused(browser) != a
+    settled(browser)
+    assert {k: by_id(read_doc(folder))[a][k] for k in ("label", "status")} == {"label": "UNIV", "status": "confirmed"}
+
+    term = browser.find_elements("css selector", "#c-members .term")[0]
+    word = term.text
+    term.click()
+    assert browser.find_element("id", "term-editor").is_displayed()
+    press(browser, "PERSON", "\ue007")
+    settled(browser)
+    assert (folder / "terms.tsv").read_text(encoding="utf-8") == tsv.rstrip("\n") + f"\n{word}\tPERSON\n"
+    wait(browser, lambda d: d.find_elements("css selector", "#c-members .term.override"))
+    assert browser.find_element("css selector", "#c-members .term.override").text == word
+    assert before[a]["status"] == "suggested"

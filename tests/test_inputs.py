@@ -1,0 +1,45 @@
+"""Input arguments: a folder or a glob names its files in order, and a resumed run's records start per file."""
+
+from __future__ import annotations
+
+import pytest
+
+from uner.inputs import FileRecords, input_files
+from uner.io import InputError
+
+
+@pytest.fixture
+def folder(tmp_path):
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a.txt").write_text("one\ntwo\n")
+    (tmp_path / "b" / "c.jsonl").write_text('{"id": "x", "text": "three"}\n\n{bad\n')
+    (tmp_path / "b" / "d.txt").write_text("four\n")
+    (tmp_path / ".hidden.txt").write_text("never\n")
+    return tmp_path
+
+
+def test_a_folder_or_glob_names_its_files_in_order(folder):
+    everything = [str(folder / "a.txt"), str(folder / "b" / "c.jsonl"), str(folder / "b" / "d.txt")]
+    assert input_files(str(folder)) == everything
+    assert input_files(str(folder / "**" / "*.txt")) == [everything[0], everything[2]]
+    assert input_files(str(folder / "a.txt")) == [everything[0]]
+    with pytest.raises(InputError, match="no files match"):
+        input_files(str(folder / "*.csv"))
+    with pytest.raises(InputError, match="no such file"):
+        input_files(str(folder / "missing.txt"))
+
+
+def test_records_of_several_files_and_where_a_resumed_run_starts(folder):
+    records = FileRecords.find(str(folder))
+    got = [(r.id, r.text, r.error is not None) for r in records]
+    # each file as read alone: a .jsonl's blank line and bad line are records too (one per line)
+    assert got == [("1", "one", False), ("2", "two", False), ("x", "three", False), ("2", "", False),
+                   ("3", "", True), ("1", "four", False)]
+    for skip in range(len(got) + 1):
+        later = records.after(skip)
+        assert [(r.id, r.text, r.error is not None) for r in later] == got[skip:]
+        rest = [(r.id, r.text, r.error is not None) for f, k in later.starts() for r in FileRecords((f,), skip=k)]
+        assert rest == got[skip:]
+    assert [f for f, _ in records.after(3).starts()] == [str(folder / "b" / "c.jsonl"), str(folder / "b" / "d.txt")]
+    with pytest.raises(InputError, match=r"c\.jsonl:3: invalid JSON"):
+        list(FileRecords.find(str(folder / "b" / "c.jsonl"), keep_bad=False))
