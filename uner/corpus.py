@@ -18,14 +18,12 @@ from typing import IO
 TOKEN_FILE_SUFFIXES = (".conll", ".tsv", ".iob", ".bio")
 
 
-def open_text(path: str | Path) -> IO[str]:
-    """Open a plain, gzip or xz text file for reading as UTF-8."""
+def open_text(path: str | Path, encoding: str = "utf-8", errors: str = "replace",
+              newline: str | None = None) -> IO[str]:
+    """Open a plain, gzip or xz text file for reading (``errors`` and ``newline`` as for ``open``)."""
     p = str(path)
-    if p.endswith(".gz"):
-        return gzip.open(p, "rt", encoding="utf-8", errors="replace")
-    if p.endswith(".xz"):
-        return lzma.open(p, "rt", encoding="utf-8", errors="replace")
-    return open(p, encoding="utf-8", errors="replace")
+    opener = gzip.open if p.endswith(".gz") else lzma.open if p.endswith(".xz") else open
+    return opener(p, "rt", encoding=encoding, errors=errors, newline=newline)
 
 
 def is_token_file(path: str | Path) -> bool:

@@ -6,11 +6,9 @@ success, removed on failure) or ``atomic_dir`` for folders, so a crash never lea
 from __future__ import annotations
 
 import codecs
-import gzip
 import io
 import itertools
 import json
-import lzma
 import os
 import shutil
 import sys
@@ -23,6 +21,8 @@ from pathlib import Path
 from typing import IO, TypeVar
 
 import numpy as np
+
+from .corpus import open_text
 
 T = TypeVar("T")
 
@@ -71,8 +71,7 @@ def _open_lines(path: str, encoding: str) -> IO[str]:
         encoding = "utf-8-sig"
     if path == "-":
         return io.TextIOWrapper(sys.stdin.buffer, encoding=encoding, errors="surrogateescape", newline="\n")
-    opener = {".gz": gzip.open, ".xz": lzma.open}.get(Path(path).suffix, open)
-    return opener(path, "rt", encoding=encoding, errors="surrogateescape", newline="\n")
+    return open_text(path, encoding, errors="surrogateescape", newline="\n")
 
 
 def _surrogate(text: str) -> int | None:
