@@ -1,9 +1,12 @@
 """Batched tagger vs the naive way (fill-mask pipeline once per masked copy), same model and spans.
 
-    python -m benchmarks.bench_tag [--n 300] [--repeats 3] [--threads N] [--dtype auto]
+    python -m benchmarks.bench_tag [--n 300] [--repeats 3] [--threads N] [--dtype auto] [--student PATH]
 
 Sentences: CoNLL-2003 valid (../shared/data/ner/conll2003/valid.txt). Prints spans/s and
-sentences/s for both, their ratio, and where the batched tagger's time goes.
+sentences/s for both, their ratio, and where the batched tagger's time goes; then the student
+tagger (``uner distill``; the shipped one unless ``--student``, ``--student none`` to skip) on the same
+sentences: sentences/s, its ratio to the batched teacher, and each engine's peak memory (a fresh
+process per engine, loading and tagging the same sentences).
 
 batched: the tagger as ``Tagger.tag`` runs it — spaCy, then documents in batches of
 ``--batch-size``, its default dtype (``auto``: bfloat16 where it is faster on this CPU — AMX, or a cached
@@ -17,7 +20,10 @@ top-1 descriptors are also compared with the float32 tagger's (untimed).
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -49,6 +55,47 @@ def agreement(fast: PredictionCache, ref: PredictionCache, fast_ents, ref_ents, 
             f"entity type (or none) {1 - differ / n_spans:.3f} on {n_spans} spans")
 
 
+_PEAK = """
+import json, resource, sys
+texts = json.load(sys.stdin)
+if sys.argv[1] == "student":
+    from uner.distill import Student
+    tagger = Student.from_pretrained(sys.argv[2])
+else:
+    from uner.tagger import Tagger
+    tagger = Tagger.from_pretrained(device="cpu", dtype=sys.argv[2])
+list(tagger.tag(texts))
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+"""
+
+
+def peak_memory_mb(engine: str, arg: str, texts: list[str]) -> float:
+    """Peak resident memory (MB) of a fresh process that loads ``engine`` and tags ``texts``."""
+    out = subprocess.run([sys.executable, "-c", _PEAK, engine, arg], input=json.dumps(texts), text=True,
+                         capture_output=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def bench_student(path: str | None, texts: list[str], teacher_seconds: float, repeats: int, dtype: str) -> None:
+    """The student's sentences/s on ``texts`` (median of ``repeats``), its ratio to the teacher, peak memory."""
+    from uner.distill import Student
+    from uner.paths import student_dir
+
+    folder = path or str(student_dir())
+    student = Student.from_pretrained(folder)
+    runs = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        list(student.tag(texts))
+        runs.append(time.perf_counter() - t0)
+    med = statistics.median(runs)
+    print(f"  student  {med:8.2f} s  {len(texts) / med:29.1f} sentences/s  ({folder}: spaCy tokenizer + NER, "
+          "no parser, no masked LM)")
+    print(f"  student vs batched teacher: {teacher_seconds / med:.1f}x the sentences/s")
+    print(f"  peak memory (fresh process, load + tag): teacher {peak_memory_mb('teacher', dtype, texts):.0f} MB, "
+          f"student {peak_memory_mb('student', folder, texts):.0f} MB")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default=None)
@@ -58,6 +105,7 @@ def main() -> None:
     ap.add_argument("--batch-size", type=int, default=64, help="documents per batch of the batched tagger")
     ap.add_argument("--dtype", default="auto", help="the batched tagger's dtype (the naive one is float32)")
     ap.add_argument("--threads", type=int, default=None, help="torch threads for both (default: torch's)")
+    ap.add_argument("--student", default=None, help="student pipeline folder (default: the shipped one; none: skip)")
     args = ap.parse_args()
     if not CONLL_DEV.is_file():
         raise SystemExit(f"{CONLL_DEV}: CoNLL-2003 dev data not found (../shared is needed)")
@@ -138,6 +186,8 @@ def main() -> None:
     print(f"  speed-up: {med['naive'] / med['batched']:.1f}x")
     print("  batched time: " + ", ".join(f"{k} {statistics.median(b[k] for b in breakdown):.2f} s" for k in breakdown[0]))
     print(f"  batched ({dtype}) vs float32 tagger: " + agreement(cache, ref_cache, results, ref_results, n_spans))
+    if args.student != "none":
+        bench_student(args.student, texts, med["batched"], args.repeats, dtype)
 
 
 if __name__ == "__main__":

@@ -212,18 +212,24 @@ def evaluate(tagger, gold_path: str | os.PathLike, mapping: Mapping | None = Non
 def evaluate_model(gold_path: str | os.PathLike, mapping_path: str | os.PathLike | None = None, mode: str = "both",
                    limit: int | None = None, model: str | None = None, labels: str | os.PathLike | None = None,
                    errors_path: str | os.PathLike | None = None, ensemble: Sequence[str] = (),
-                   domain: str | None = None, **config_changes) -> dict:
+                   domain: str | None = None, student: bool = False, **config_changes) -> dict:
     """``evaluate`` with a model loaded by name (and ``ensemble`` members, ``MODEL`` or ``MODEL:LABELS_DIR``,
     voting with equal weights); the mapping from ``mapping_path`` or the gold file's name; the tagger settings
-    of ``domain`` (default: the mapping's) with ``config_changes`` (TaggerConfig fields) on top. Adds ``seconds``."""
+    of ``domain`` (default: the mapping's) with ``config_changes`` (TaggerConfig fields) on top. ``student``:
+    the student tagger (``model`` its folder, default the shipped one) instead. Adds ``seconds``."""
     import time
 
     from .tagger import Ensemble, Tagger, TaggerConfig
 
     t0 = time.time()
     mapper = Mapping.load(mapping_path) if mapping_path else Mapping.for_file(gold_path)
-    config = TaggerConfig.for_domain(domain or mapper.domain, **config_changes)
-    tagger = Tagger.from_pretrained(model, labels, config=config)
+    if student:
+        from .distill import Student
+
+        tagger = Student.from_pretrained(model)
+    else:
+        config = TaggerConfig.for_domain(domain or mapper.domain, **config_changes)
+        tagger = Tagger.from_pretrained(model, labels, config=config)
     if ensemble:
         tagger = Ensemble.from_specs(tagger, ensemble)
     result = evaluate(tagger, gold_path, mapper, mode, limit, errors_path)

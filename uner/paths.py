@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 DEFAULT_MODEL = "uner-minilm-l6"
+STUDENT_MODEL = "uner-student"  # the shipped student tagger (a spaCy pipeline folder, uner distill)
 _PACKAGE_DIR = Path(__file__).resolve().parent
 MODEL_DIRS = (_PACKAGE_DIR / "_models", _PACKAGE_DIR.parent / "models")
 
@@ -36,6 +37,14 @@ def embedded_models() -> dict[str, Path]:
                 if (d / "config.json").is_file():
                     found.setdefault(d.name, d)
     return found
+
+
+def student_dir(name: str = STUDENT_MODEL) -> Path:
+    """The shipped student pipeline's folder (wheel install first, then the source tree)."""
+    for root in MODEL_DIRS:
+        if (root / name / "meta.json").is_file():
+            return root / name
+    return MODEL_DIRS[1] / name
 
 
 def labels_dir(model_name: str | None = None) -> Path:

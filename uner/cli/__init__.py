@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 # imported for their commands, in the order `uner --help` lists them
-from . import fill, pretrain, cluster, vectors, diagnose, tag, evaluate, relations, synonyms, labels, annotate  # noqa: F401, I001
+from . import fill, pretrain, cluster, vectors, diagnose, tag, distill, evaluate, relations, synonyms, labels, annotate  # noqa: F401, I001
 from ._util import app
 
 __all__ = ["app", "main"]

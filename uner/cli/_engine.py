@@ -7,11 +7,12 @@ from typing import Annotated, Optional
 import typer
 
 _ENGINE_HELP = "Where the model runs: {} ('ray': Ray Data actors, needs pip install 'uner[ray]')."
-TAG_ENGINES = ("serial", "processes", "ray")
+TAG_ENGINES = ("serial", "processes", "ray", "student")
 EMBED_ENGINES = ("serial", "ray")
 
 TagEngineOpt = Annotated[Optional[str], typer.Option(
-    help=_ENGINE_HELP.format("serial | processes | ray (default: serial for one worker, else processes)"))]
+    help=_ENGINE_HELP.format("serial | processes | ray (default: serial for one worker, else processes) | student "
+                             "(the fast spaCy student of uner distill instead of the masked LM; --model: its folder)"))]
 EmbedEngineOpt = Annotated[str, typer.Option(help=_ENGINE_HELP.format("serial | ray"))]
 NumActorsOpt = Annotated[Optional[int], typer.Option(
     "--workers", "--num-actors", min=1,

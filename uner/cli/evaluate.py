@@ -26,6 +26,8 @@ def eval_command(
         help="general | biomedical (default: the dataset mapping's domain).")] = None,
     span_policy: SpanPolicyOpt = None,
     min_score: MinScoreOpt = None,
+    engine: Annotated[str, typer.Option(help="teacher (the masked-LM tagger) | student (uner distill's spaCy "
+                                             "student; --model: its folder, default the shipped one).")] = "teacher",
 ) -> None:
     """Score the tagger on gold data: strict entity F1 end to end, token F1 with gold spans."""
     import json
@@ -35,10 +37,15 @@ def eval_command(
 
     if not gold.is_file():
         fail(f"{gold}: no such file")
+    if engine not in ("teacher", "student"):
+        fail(f"--engine: unknown engine {engine!r} (teacher | student)")
+    if engine == "student" and ensemble:
+        fail("--ensemble combines masked-LM taggers; it does not apply to --engine student")
     changes = {k: v for k, v in (("span_policy", span_policy), ("min_score", min_score)) if v is not None}
     try:
-        result = evaluate_model(gold, mapping, mode, limit, model, labels, errors, ensemble or (), domain, **changes)
-    except (ValueError, OSError) as exc:
+        result = evaluate_model(gold, mapping, mode, limit, model, labels, errors, ensemble or (), domain,
+                                engine == "student", **changes)
+    except (ValueError, OSError) as exc:  # (FileNotFoundError: no student there)
         fail(str(exc))
     typer.echo(report_text(gold, result))
     if report:

@@ -148,10 +148,11 @@ class BaseTagger(ABC):
         """Label votes of (text, span) pairs."""
 
     def tag(self, texts: Iterable[str], spans: Iterable[list[tuple[int, int]] | None] | None = None, *,
-            batch_size: int = 64, explain: bool = False,
-            cache: PredictionCache | None = None) -> Iterator[list[Entity]]:
+            batch_size: int = 64, explain: bool = False, cache: PredictionCache | None = None,
+            rejected: bool = False) -> Iterator[list[Entity]]:
         """An iterator over the entities of each text, in input order, streaming in batches of ``batch_size``
-        documents. A single string is one text (not a sequence of characters).
+        documents. A single string is one text (not a sequence of characters). ``rejected``: also the candidate
+        spans that did not become entities, with ``kept=False`` (what a student learns "not an entity" from).
 
         ``spans`` gives, per text, character offsets of the spans to type (None: find candidates).
         Predictions are shared across the batches of this call (or of ``cache``, when given).
@@ -164,10 +165,10 @@ class BaseTagger(ABC):
         for text in texts:
             batch.append((text, next(given) if given is not None else None))
             if len(batch) >= batch_size:
-                yield from self._tag_batch(batch, explain, cache)
+                yield from self._tag_batch(batch, explain, cache, rejected)
                 batch = []
         if batch:
-            yield from self._tag_batch(batch, explain, cache)
+            yield from self._tag_batch(batch, explain, cache, rejected)
 
     def spans_for_doc(self, doc, given: list[tuple[int, int]] | None = None) -> list[Span]:
         """Caller-given spans placed in their sentences, or the candidate spans of a parsed doc."""
@@ -176,13 +177,14 @@ class BaseTagger(ABC):
         return candidate_spans(doc, self.config.span_tags, self.config.span_policy)
 
     def _tag_batch(self, batch: list[tuple[str, list | None]], explain: bool,
-                   cache: PredictionCache | None = None) -> list[list[Entity]]:
+                   cache: PredictionCache | None = None, rejected: bool = False) -> list[list[Entity]]:
         docs = list(self.nlp.pipe([t for t, _ in batch]))
-        return self.tag_parsed(docs, [self.spans_for_doc(d, g) for d, (_, g) in zip(docs, batch)], explain, cache)
+        return self.tag_parsed(docs, [self.spans_for_doc(d, g) for d, (_, g) in zip(docs, batch)], explain, cache,
+                               rejected)
 
     def tag_parsed(self, docs: Sequence, spans: Sequence[Sequence[Span]], explain: bool = False,
-                   cache: PredictionCache | None = None) -> list[list[Entity]]:
-        """Type the given spans of already parsed docs (one model pass for all of them)."""
+                   cache: PredictionCache | None = None, rejected: bool = False) -> list[list[Entity]]:
+        """Type the given spans of already parsed docs (one model pass for all of them); ``rejected`` as in ``tag``."""
         texts = [d.text for d in docs]
         flat = [(text, sp) for text, doc_spans in zip(texts, spans) for sp in doc_spans]
         if not flat:
@@ -194,7 +196,7 @@ class BaseTagger(ABC):
             ents = []
             for sp in doc_spans:
                 cut = None if sp.named else max(self.config.min_score, self.config.common_min_score)
-                ent = scores.entity(k, text, sp, explain, cut)
+                ent = scores.entity(k, text, sp, explain, cut, rejected)
                 if ent is not None:
                     ents.append(ent)
                 k += 1

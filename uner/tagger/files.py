@@ -16,7 +16,7 @@ from ..models import ModelNotFoundError, load_settings
 from ..spans import load_spacy
 from .formats import WRITERS, Destination, OutputInUseError, check_output, claim_partial, format_for
 from .records import TagOptions
-from .runners import make_runner
+from .runners import RUNNERS, make_runner
 
 
 class SetupError(Exception):
@@ -53,7 +53,8 @@ def tag_file(input: str, out: str, tagger_kwargs: dict, *, input_format: str | N
     try:
         with claim_partial(out, resume) as (partial, done):
             try:  # with workers, only they load the model; this process just reads, orders and writes
-                if tagger_kwargs.get("dtype", "auto") == "auto":  # chosen once, for every worker alike
+                masked_lm = getattr(RUNNERS.get(runner or "serial"), "masked_lm", True)
+                if masked_lm and tagger_kwargs.get("dtype", "auto") == "auto":  # chosen once, for every worker alike
                     _, dtype = load_settings(tagger_kwargs.get("model"), "auto", tagger_kwargs.get("device"))
                     tagger_kwargs = {**tagger_kwargs, "dtype": dtype}
                 tagging = make_runner(tagger_kwargs, options, workers, runner, **(runner_settings or {}))

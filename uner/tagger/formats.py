@@ -42,7 +42,8 @@ def html_fragment(records: list[dict]) -> str:
             colour = colours.setdefault(ent["type"], palette[len(colours) % len(palette)])
             parts.append(html.escape(text[pos : ent["start"]]))
             label = ent["type"] + (f" / {ent['subtype']}" if ent.get("subtype") else "")
-            parts.append(f'<mark style="background:{colour}" title="{html.escape(label)} {ent["score"]:.2f}">'
+            label += f" {ent['score']:.2f}" if ent.get("score") is not None else ""  # (a student gives no score)
+            parts.append(f'<mark style="background:{colour}" title="{html.escape(label)}">'
                          f'{html.escape(text[ent["start"]:ent["end"]])}<span class="t">{html.escape(ent["type"])}</span></mark>')
             pos = ent["end"]
         parts.append(html.escape(text[pos:]))

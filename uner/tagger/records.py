@@ -16,13 +16,15 @@ CACHE_BLOCK = 1024  # documents whose identical masked inputs go through the mod
 class TagOptions:
     """How records are tagged: ``inline`` span marks, documents per ``batch_size``, ``explain`` descriptors,
     documents longer than ``max_chars`` rejected (their record gets an ``error``: time and memory stay bounded),
-    identical masked inputs run once per ``cache_block`` documents."""
+    identical masked inputs run once per ``cache_block`` documents, ``rejected`` candidates listed too (the
+    teacher's output for a student: ``uner.distill``)."""
 
     inline: bool = False
     batch_size: int = 64
     explain: bool = False
     max_chars: int = 100_000
     cache_block: int = CACHE_BLOCK
+    rejected: bool = False
 
     @property
     def block(self) -> int:
@@ -48,8 +50,11 @@ def _given_spans(rec: Record) -> list[tuple[int, int]]:
 
 
 def tag_records(tagger: BaseTagger, records: Iterable[Record], *, inline: bool = False, batch_size: int = 64,
-                explain: bool = False, max_chars: int = 100_000, cache_block: int = CACHE_BLOCK) -> Iterator[dict]:
-    """Output record per input record (same order): ``{"id", "text", "entities"}`` plus ``error`` for bad input.
+                explain: bool = False, max_chars: int = 100_000, cache_block: int = CACHE_BLOCK,
+                rejected: bool = False) -> Iterator[dict]:
+    """Output record per input record (same order): ``{"id", "text", "entities"}`` plus ``error`` for bad input,
+    and with ``rejected`` a ``rejected`` list: the candidate spans that are not entities, with their top type
+    (a not-entity label included), share and whether they were name-like (``named``).
 
     Given spans come from a record's ``spans`` field (``[[start, end], …]`` or ``[{"start", "end"}, …]``) or,
     with ``inline``, from ``term:__entity__`` marks in the text. Batches (``batch_size`` records) and
@@ -65,17 +70,19 @@ def tag_records(tagger: BaseTagger, records: Iterable[Record], *, inline: bool =
         good = [(out, text, spans) for out, text, spans in pending if "error" not in out]
         try:
             results = list(tagger.tag([t for _, t, _ in good], [s for _, _, s in good], batch_size=len(good) or 1,
-                                      explain=explain, cache=cache))
+                                      explain=explain, cache=cache, rejected=rejected))
         except ValueError:  # one bad document must not sink the batch: redo one by one
             results = []
             for out, text, spans in good:
                 try:
-                    results.append(next(tagger.tag([text], [spans], explain=explain, cache=cache)))
+                    results.append(next(tagger.tag([text], [spans], explain=explain, cache=cache, rejected=rejected)))
                 except ValueError as exc:
                     out["error"] = f"line {out['id']}: {exc}"
                     results.append([])
         for (out, _, _), ents in zip(good, results):
-            out["entities"] = [e.to_dict(explain) for e in ents]
+            out["entities"] = [e.to_dict(explain, rejected) for e in ents if e.kept]
+            if rejected:
+                out["rejected"] = [e.to_dict(explain, True) for e in ents if not e.kept]
         for out, _, _ in pending:
             yield out
         pending.clear()

@@ -124,7 +124,28 @@ class RayRunner:
         return load_spacy()
 
 
-RUNNERS: dict[str, type[Runner]] = {"serial": SerialRunner, "processes": ProcessRunner, "ray": RayRunner}
+class StudentRunner:
+    """The student tagger (``uner distill``) in this process instead of the masked LM: ``tagger_kwargs["model"]``
+    is its pipeline folder (default: the shipped ``uner-student``); the other tagger arguments do not apply."""
+
+    masked_lm = False  # (no dtype to choose, no labels folder)
+
+    def __init__(self, tagger_kwargs: dict, options: TagOptions, workers: int | None = 1) -> None:
+        from ..distill import Student
+
+        self.tagger = Student.from_pretrained(tagger_kwargs.get("model"))
+        self.options = options
+
+    def run(self, records: Iterable[Record]) -> Iterator[dict]:
+        return tag_records(self.tagger, records, **asdict(self.options))
+
+    @property
+    def nlp(self):
+        return self.tagger.nlp
+
+
+RUNNERS: dict[str, type[Runner]] = {"serial": SerialRunner, "processes": ProcessRunner, "ray": RayRunner,
+                                    "student": StudentRunner}
 
 
 def make_runner(tagger_kwargs: dict, options: TagOptions, workers: int | None = 1, name: str | None = None,

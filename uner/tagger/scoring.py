@@ -37,10 +37,14 @@ class Entity:
     score: float
     descriptors: list | None = None
     distribution: dict | None = field(default=None, repr=False)
+    kept: bool = field(default=True, repr=False)  # False: a candidate the tagger rejected (``rejected=True``)
+    named: bool = field(default=True, repr=False)  # the span is name-like (``Span.named``)
 
-    def to_dict(self, explain: bool = False) -> dict:
+    def to_dict(self, explain: bool = False, named: bool = False) -> dict:
+        """The JSON form; with ``named``, whether the span was name-like (the teacher's output for a student)."""
         d = asdict(self)
-        d.pop("distribution")
+        for key in ("distribution", "kept") + (() if named else ("named",)):
+            d.pop(key)
         if not explain:
             d.pop("descriptors")
         return d
@@ -128,18 +132,21 @@ class SpanScores:
         return weighted * (raw.sum() / total) if total > 0 else raw
 
     def entity(self, k: int, text: str, span: Span, explain: bool = False,
-               min_score: float | None = None) -> Entity | None:
+               min_score: float | None = None, rejected: bool = False) -> Entity | None:
         """The entity for span ``k``, or None when its top type is a not-entity label, nothing voted, or the
-        top type's share is at most ``min_score`` (default: this object's)."""
+        top type's share is at most ``min_score`` (default: this object's). With ``rejected`` such a span is
+        returned too, with ``kept=False`` and its top type (a not-entity label included) and share."""
         type_row = self.type_row(k)
         best = int(np.argmax(type_row))
         cut = max(self.min_score if min_score is None else min_score, float(self.type_min[best]))
-        if type_row[best] <= cut or best in self.not_entity:
+        kept = type_row[best] > cut and best not in self.not_entity
+        if not (kept or rejected):
             return None
         dist = {self.type_names[j]: round(float(v), 4) for j, v in enumerate(type_row) if v > 0}
         descriptors = self.scorer.describe(self.ids[k], self.logits[k]) if explain else None
         return Entity(text[span.start : span.end], span.start, span.end, self.type_names[best],
-                      self.subtype(k, best, span), round(float(type_row[best]), 4), descriptors, dist)
+                      self.subtype(k, best, span), round(float(type_row[best]), 4), descriptors, dist, kept,
+                      span.named)
 
     def subtype(self, k: int, best: int, span: Span) -> str | None:
         """The finest label the evidence supports under type ``best``: ``TYPE_ADJECTIVE`` for an adjective span

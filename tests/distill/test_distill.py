@@ -1,0 +1,142 @@
+"""Distillation: selection of the teacher's labels, the whole pipeline on a tiny teacher, resume, the student engine."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+import spacy
+from spacy.tokens import DocBin
+
+from tests.helpers import UNER, uner
+from uner.distill import SelectConfig, Student, select
+from uner.distill.sample import split_headline
+
+NAMES = ["Obama", "Paris", "Toyota", "Berlin", "Tokyo", "London", "France", "Japan"]
+
+
+def corpus_file(folder: Path, n: int) -> Path:
+    """A paragraph per line, two sentences each, capitalised names in varied places."""
+    lines = []
+    for i in range(n):
+        a, b, c = NAMES[i % 8], NAMES[(3 * i + 1) % 8], NAMES[(5 * i + 2) % 8]
+        lines.append(f"{a} visited {b} with the executives of {c} in {2000 + i}. The study results showed that "
+                     f"{b} was the capital.")
+    path = folder / "corpus.txt"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_select_marks_entities_missing_and_outside(tmp_path):
+    text = "Obama met Smith and the company at Paris"
+    rec = {"text": text, "entities": [
+        {"text": "Obama", "start": 0, "end": 5, "type": "PERSON", "subtype": None, "score": 0.9, "named": True},
+        {"text": "Smith", "start": 10, "end": 15, "type": "PERSON", "subtype": None, "score": 0.25, "named": True},
+        {"text": "company", "start": 24, "end": 31, "type": "ORGANIZATION", "subtype": None, "score": 0.8,
+         "named": False},
+        {"text": "Paris", "start": 35, "end": 40, "type": "LOCATION", "subtype": "CITY", "score": 0.7, "named": True}],
+        "rejected": [{"text": "met", "start": 6, "end": 9, "type": "OTHER", "subtype": None, "score": 0.3,
+                      "named": True}]}
+    taught = tmp_path / "teach.jsonl"
+    taught.write_text(json.dumps(rec) + "\n")
+    report = select(taught, tmp_path / "data", SelectConfig(min_score=0.3, min_label_count=1, heldout_every=2))
+    doc = next(DocBin().from_disk(tmp_path / "data" / "train.spacy").get_docs(spacy.blank("en").vocab))
+    states = {t.text: (t.ent_iob_, t.ent_type_) for t in doc}
+    assert states["Obama"] == ("B", "PERSON")
+    assert states["Paris"] == ("B", "LOCATION/CITY")  # the subtype is kept when it has enough examples
+    assert states["Smith"][0] == ""  # below the threshold: missing, not O
+    assert states["met"][0] == ""  # a rejected name the teacher was unsure of: missing
+    assert states["company"] == ("O", "")  # a common-noun entity: not a name
+    assert states["the"] == ("O", "") and states["at"] == ("O", "")
+    assert report.train == 1 and report.missing == 2 and report.entities == {"PERSON": 1, "LOCATION/CITY": 1}
+    rare = select(taught, tmp_path / "rare", SelectConfig(min_label_count=2, heldout_every=2))
+    assert rare.entities == {"PERSON": 1, "LOCATION": 1}  # a rare subtype is learned as its type
+
+
+def test_select_names_the_bad_line(tmp_path):
+    taught = tmp_path / "teach.jsonl"
+    taught.write_text('{"text": "a", "entities": []}\n{"text": \n')
+    with pytest.raises(ValueError, match=r"teach.jsonl:2: not a JSON line"):
+        select(taught, tmp_path / "data")
+    assert not (tmp_path / "data" / "selection.json").exists()
+
+
+def test_headlines_are_split_from_the_story():
+    assert split_headline("OIL PRICES RISE IN LONDON Crude oil rose 2 pct.") == ["OIL PRICES RISE IN LONDON",
+                                                                                   "Crude oil rose 2 pct."]
+    assert split_headline("The U.S. And Japan agreed.") == ["The U.S. And Japan agreed."]
+
+
+def distill_args(tiny, corpus: Path, work: Path, out: Path, sentences: int, steps: int = 400) -> list[str]:
+    return ["distill", str(corpus), "--work", str(work), "--out", str(out), "--model", str(tiny[0]), "--labels",
+            str(tiny[1]), "--sentences", str(sentences), "--max-steps", str(steps), "--eval-frequency", "100",
+            "--min-score", "0"]
+
+
+def test_pipeline_student_learns_the_teachers_labels(tiny, tmp_path):
+    corpus = corpus_file(tmp_path, 40)
+    work, out = tmp_path / "work", tmp_path / "student"
+    res = uner(*distill_args(tiny, corpus, work, out, 80))
+    assert res.returncode == 0, res.stderr
+    assert {"sample.json", "sentences.txt", "teach.jsonl"} <= {p.name for p in work.iterdir()}
+    assert (out / "MODEL_CARD.md").read_text().count("corpus.txt") == 1
+    taught = [json.loads(line) for line in (work / "teach.jsonl").read_text().splitlines()]
+    teacher = {(i, e["start"], e["end"], e["type"]) for i, r in enumerate(taught) for e in r["entities"]}
+    assert len(teacher) > 50
+    student = Student.from_pretrained(out)
+    learned = {(i, e.start, e.end, e.type) for i, ents in enumerate(student.tag([r["text"] for r in taught]))
+               for e in ents}
+    assert len(teacher & learned) / len(teacher) > 0.8  # the student reproduces its training labels (0.875 seen)
+    # the student as an engine of `uner tag`: the teacher's record format
+    inp = tmp_path / "in.txt"
+    inp.write_text("Obama visited Paris .\n\nTokyo\n")
+    tagged = tmp_path / "tagged.jsonl"
+    res = uner("tag", str(inp), "-o", str(tagged), "--engine", "student", "--model", str(out))
+    assert res.returncode == 0, res.stderr
+    recs = [json.loads(x) for x in tagged.read_text().splitlines()]
+    assert [r["id"] for r in recs] == ["1", "2", "3"] and recs[1]["entities"] == []
+    for ent in recs[0]["entities"]:
+        assert set(ent) == {"text", "start", "end", "type", "subtype", "score"}
+        assert recs[0]["text"][ent["start"]:ent["end"]] == ent["text"]
+
+
+def test_killed_teacher_resumes_to_the_same_files(tiny, tmp_path):
+    corpus = corpus_file(tmp_path, 200)
+    whole, parts = tmp_path / "whole", tmp_path / "parts"
+    args = distill_args(tiny, corpus, whole, tmp_path / "s1", 400, steps=20)
+    assert uner(*args).returncode == 0
+    args = distill_args(tiny, corpus, parts, tmp_path / "s2", 400, steps=20)
+    proc = subprocess.Popen([*UNER.split(), *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    partial = parts / "teach.jsonl.partial"
+    deadline = time.time() + 240
+    while time.time() < deadline and not (partial.is_file() and partial.read_text().count("\n") >= 64):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert not (parts / "teach.jsonl").exists(), "the teacher finished before it could be killed"
+    res = uner(*args)
+    assert res.returncode == 0, res.stderr
+    assert "sample: done already" in res.stderr
+    for name in ("sentences.txt", "teach.jsonl", "data/train.spacy", "data/heldout.spacy", "data/selection.json"):
+        assert (parts / name).read_bytes() == (whole / name).read_bytes(), name
+
+
+def test_student_types_given_spans_and_reports_a_missing_folder(tmp_path):
+    nlp = spacy.blank("en")  # a rule-based stand-in for a trained NER: the student's labels, known entities
+    ruler = nlp.add_pipe("entity_ruler", name="ner")
+    ruler.add_patterns([{"label": "LOCATION/CITY", "pattern": "New York"}, {"label": "PERSON", "pattern": "Ann"}])
+    student = Student(nlp)
+    text = "Ann lives in New York City ."
+    [found] = student.tag(text)
+    assert [(e.text, e.type, e.subtype, e.score) for e in found] == [("Ann", "PERSON", None, None),
+                                                                     ("New York", "LOCATION", "CITY", None)]
+    [given] = student.tag([text], [[(13, 26), (4, 9)]])  # "New York City" overlaps "New York"; "lives" nothing
+    assert [(e.text, e.type, e.subtype) for e in given] == [("New York City", "LOCATION", "CITY")]
+    with pytest.raises(FileNotFoundError, match="not a student pipeline folder"):
+        Student.from_pretrained(tmp_path)
+    res = uner("tag", "-", "--engine", "student", "--model", str(tmp_path), stdin="Paris\n")
+    assert res.returncode == 2 and "not a student pipeline folder" in res.stderr

@@ -1,0 +1,140 @@
+"""Stage 3 of distillation: the teacher's confident labels as spaCy training data, the rest marked missing.
+
+Every token of a taught sentence ends up in one of three states (spaCy's partial annotation):
+
+- an **entity** — the teacher kept a name-like span with a top-type share of at least the type's threshold,
+  or a common-noun span (``named`` false) at ``common_min_score`` (default never: "company" is not a name);
+- **missing** (no loss either way) — a name kept below its threshold, or a name-like candidate the teacher
+  rejected without being sure it is not an entity (its not-entity share below ``other_min_score``);
+- **outside** — every other token: words that were never candidates, common nouns (kept or rejected: the
+  student learns that role nouns are not names), names the teacher confidently called not-an-entity.
+
+Labels are uner's own: the subtype where the teacher gave one and it has at least ``min_label_count``
+examples, else the type, written ``TYPE`` or ``TYPE/SUBTYPE`` (``Student`` splits them back).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+NOT_ENTITY = frozenset({"OTHER", "UNTAGGED_ENTITY"})
+
+
+@dataclass(frozen=True)
+class SelectConfig:
+    """How confident a teacher label must be to train on (chosen on the dev splits: see the model card)."""
+
+    min_score: float = 0.3  # a kept entity's top-type share needed to be an entity (else it is missing)
+    type_min_scores: dict[str, float] = field(default_factory=dict)  # per-type overrides of min_score
+    common_min_score: float = 1.0  # a common-noun entity's share needed to stay one (below: outside; default never)
+    other_min_score: float = 0.5  # a rejected name is outside only when its not-entity share reaches this
+    min_label_count: int = 50  # a subtype with fewer confident examples is learned as its type
+    heldout_every: int = 50  # every N-th sentence goes to the held-out set (spaCy's own model choice)
+
+    def __post_init__(self) -> None:
+        scores = [self.min_score, self.common_min_score, self.other_min_score, *self.type_min_scores.values()]
+        if any(not 0 <= s <= 1 for s in scores):
+            raise ValueError("score thresholds must be in [0, 1]")
+        if self.min_label_count < 1 or self.heldout_every < 2:
+            raise ValueError("min_label_count must be >= 1 and heldout_every >= 2")
+
+
+def label_name(type_name: str, subtype: str | None) -> str:
+    """The student's label: ``TYPE`` or ``TYPE/SUBTYPE``."""
+    return f"{type_name}/{subtype}" if subtype else type_name
+
+
+def split_label(label: str) -> tuple[str, str | None]:
+    """``(type, subtype or None)`` of a student label."""
+    type_name, _, subtype = label.partition("/")
+    return type_name, subtype or None
+
+
+def _records(path: Path) -> Iterator[tuple[int, dict]]:
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}:{n}: not a JSON line ({exc.msg})") from None
+            if not isinstance(rec, dict) or "text" not in rec or "entities" not in rec:
+                raise ValueError(f"{path}:{n}: expected a teacher record with 'text' and 'entities'")
+            yield n, rec
+
+
+def _confident(ent: dict, config: SelectConfig) -> bool:
+    need = config.type_min_scores.get(ent["type"], config.min_score)
+    if not ent.get("named", True):
+        need = max(need, config.common_min_score)
+    return ent.get("score") is None or ent["score"] >= need  # (a student's labels carry no score: all count)
+
+
+def _is_name(ent: dict) -> bool:
+    return ent.get("named", True)
+
+
+@dataclass
+class Selection:
+    """What ``select`` kept: sentences (train / held out), entities per label, missing spans, skipped records."""
+
+    train: int = 0
+    heldout: int = 0
+    entities: Counter = field(default_factory=Counter)
+    missing: int = 0
+    skipped: int = 0
+    config: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "entities": dict(self.entities.most_common())}
+
+
+def select(taught: str | Path, out_dir: str | Path, config: SelectConfig = SelectConfig()) -> Selection:
+    """``train.spacy`` and ``heldout.spacy`` (spaCy DocBins) and ``selection.json`` in ``out_dir`` from a teacher's
+    JSONL (``uner tag`` records with ``rejected`` candidates); the files are written atomically, the report last."""
+    import spacy
+    from spacy.tokens import DocBin
+    from spacy.util import filter_spans
+
+    from ..io import atomic_path, atomic_write_text
+
+    taught, out_dir = Path(taught), Path(out_dir)
+    counts = Counter(label_name(e["type"], e["subtype"]) for _, rec in _records(taught)
+                     for e in rec["entities"] if _confident(e, config))
+    nlp = spacy.blank("en")
+    bins = {"train": DocBin(), "heldout": DocBin()}
+    report = Selection(config=asdict(config))
+    for n, rec in _records(taught):
+        if rec.get("error"):
+            report.skipped += 1
+            continue
+        doc = nlp.make_doc(rec["text"])
+        ents, missing = [], []
+        for ent in rec["entities"]:
+            label = label_name(ent["type"], ent["subtype"])
+            label = label if counts[label] >= config.min_label_count else ent["type"]
+            span = doc.char_span(ent["start"], ent["end"], label=label) if _confident(ent, config) else None
+            if span is not None:
+                ents.append(span)
+                report.entities[label] += 1
+            elif _is_name(ent):
+                missing.append(doc.char_span(ent["start"], ent["end"], alignment_mode="expand"))
+        for ent in rec.get("rejected", ()):
+            if _is_name(ent) and not (ent["type"] in NOT_ENTITY and ent["score"] >= config.other_min_score):
+                missing.append(doc.char_span(ent["start"], ent["end"], alignment_mode="expand"))
+        missing = filter_spans([m for m in missing
+                                if m is not None and not any(m.start < e.end and e.start < m.end for e in ents)])
+        doc.set_ents(ents, missing=missing, default="outside")
+        report.missing += len(missing)
+        part = "heldout" if n % config.heldout_every == 0 else "train"
+        bins[part].add(doc)
+        setattr(report, part, getattr(report, part) + 1)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for part, docs in bins.items():
+        with atomic_path(out_dir / f"{part}.spacy") as tmp:
+            docs.to_disk(tmp)
+    atomic_write_text(out_dir / "selection.json", json.dumps(report.to_dict(), indent=1) + "\n")
+    return report

@@ -1,0 +1,53 @@
+"""Stage 4 of distillation: train the student with spaCy's own training loop and config system.
+
+``student.cfg`` (beside this file) is the pipeline and its hyper-parameters; ``train_student`` points it at
+the selected data and a step budget (config overrides, as ``spacy train`` takes them) and keeps the
+checkpoint that agrees best with the teacher on the held-out sentences (spaCy's ``model-best``).
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+CONFIG = Path(__file__).resolve().parent / "student.cfg"
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """The step budget of one training run (the rest is ``student.cfg``)."""
+
+    max_steps: int = 20_000
+    eval_frequency: int = 1_000
+    patience: int = 5_000  # stop after this many steps without a better held-out score
+    seed: int = 0
+
+    def overrides(self, train: Path, heldout: Path) -> dict:
+        return {"paths.train": str(train), "paths.dev": str(heldout), "training.max_steps": self.max_steps,
+                "training.eval_frequency": self.eval_frequency, "training.patience": self.patience,
+                "system.seed": self.seed}
+
+
+def train_student(data_dir: str | Path, out: str | Path, config: TrainConfig = TrainConfig(),
+                  config_path: str | Path = CONFIG) -> Path:
+    """Train on ``data_dir/train.spacy`` (choosing the checkpoint on ``data_dir/heldout.spacy``) and save the
+    best pipeline as ``out`` (a spaCy pipeline folder, swapped in atomically); spaCy logs its progress."""
+    from spacy.cli.train import train
+
+    from ..io import atomic_dir
+
+    data_dir, out = Path(data_dir), Path(out)
+    for name in ("train.spacy", "heldout.spacy"):
+        if not (data_dir / name).is_file():
+            raise FileNotFoundError(f"{data_dir / name}: missing; run the select stage first")
+
+    def write(tmp: Path) -> None:
+        runs = tmp / "runs"
+        train(config_path, runs, overrides=config.overrides(data_dir / "train.spacy", data_dir / "heldout.spacy"))
+        for item in (runs / "model-best").iterdir():
+            shutil.move(str(item), tmp / item.name)
+        shutil.rmtree(runs)
+
+    atomic_dir(out, write)
+    return out
