@@ -30,6 +30,8 @@ def distill(
     eval_frequency: Annotated[int, typer.Option(min=1, help="Steps between held-out checks (checkpoints).")] = 1_000,
     dev: Annotated[Optional[list[Path]], typer.Option(help="Gold dev file to score the student on (repeatable; "
                                                             "settings only, never training data).")] = None,
+    rounds: Annotated[int, typer.Option(min=1, help="Training rounds; round 2+ relabels with the best student so far "
+                                                    "and is kept only if the mean dev F1 rises (needs --dev).")] = 1,
 ) -> None:
     """Teacher-tag a corpus, keep its confident labels, train a spaCy student on them (no gold labels)."""
     from ..distill import DistillConfig, SelectConfig, TrainConfig, distill as run
@@ -37,7 +39,7 @@ def distill(
     settings = dict(sentences=sentences, seed=seed, model=model, labels=str(labels) if labels else None,
                     workers=workers, select=SelectConfig(min_score=min_score),
                     train=TrainConfig(max_steps=max_steps, eval_frequency=eval_frequency, seed=seed),
-                    dev=[str(d) for d in dev or ()])
+                    dev=[str(d) for d in dev or ()], rounds=rounds)
     try:
         config = (DistillConfig(list(corpus), domain=domain or "general", **settings) if corpus else
                   DistillConfig.preset(domain or "general", corpus_dir, **settings))

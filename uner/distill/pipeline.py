@@ -7,8 +7,10 @@ continues after its last complete line, so an interrupted ``uner distill`` is si
     WORK/teach.jsonl                     teach    (the masked-LM tagger's entities + rejected candidates)
     WORK/data/                           select   (train.spacy, heldout.spacy, selection.json)
     WORK/student/                        train    (spaCy pipeline, best on the held-out sentences)
-    WORK/dev.json                        dev      (optional: F1 on gold dev files, to choose settings)
-OUT is the student with its ``MODEL_CARD.md``.
+    WORK/round2/{teach.jsonl,data,student}  …     (optional rounds: the teacher's confident labels, the previous
+                                                   student's where the teacher was unsure; kept only if dev F1 rises)
+    WORK/dev.json                        dev      (optional: F1 on gold dev files per round, to choose settings)
+OUT is the chosen round's student with its ``MODEL_CARD.md``.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pathlib import Path
 from ..corpus import Source
 from ..io import atomic_write_text
 from .sample import sample_sentences, write_sentences
-from .select import SelectConfig, select
+from .select import SelectConfig, relabel, select
 from .train import TrainConfig, train_student
 
 # the shipped students' corpus mixes (files of ../shared/data/corpus, weights): text like the target's
@@ -47,6 +49,11 @@ class DistillConfig:
     select: SelectConfig = field(default_factory=SelectConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
     dev: list[str] = field(default_factory=list)  # gold dev files scored after training (settings only)
+    rounds: int = 1  # self-training rounds; a round after the first is kept only if mean dev F1 rises (needs dev)
+
+    def __post_init__(self) -> None:
+        if self.rounds < 1 or (self.rounds > 1 and not self.dev):
+            raise ValueError("rounds must be >= 1, and rounds after the first need dev files to be judged")
 
     @classmethod
     def preset(cls, domain: str, corpus_dir: str | Path, **changes) -> DistillConfig:
@@ -86,20 +93,51 @@ def distill(config: DistillConfig, work: str | Path, out: str | Path,
 
     _stage(work / "sample.json", sample, log, "sample")
     _stage(work / "teach.jsonl", teach, log, "teach")
-    _stage(work / "data" / "selection.json", lambda: select(work / "teach.jsonl", work / "data", config.select),
-           log, "select")
-    _stage(work / "student" / "meta.json", lambda: train_student(work / "data", work / "student", config.train),
-           log, "train")
-    scores = {}
+    scores: dict[str, dict] = {}
+    chosen = 1
+    for r in range(1, config.rounds + 1):
+        _round(config, work, r, chosen, log)
+        if config.dev:
+            scores[f"round{r}"] = score_on_dev(round_dir(work, r) / "student", config.dev)
+            log(f"round {r}: mean dev F1 {mean_f1(scores[f'round{r}']):.4f}")
+            if mean_f1(scores[f"round{r}"]) > mean_f1(scores[f"round{chosen}"]):
+                chosen = r
     if config.dev:
-        scores = score_on_dev(work / "student", config.dev)
         atomic_write_text(work / "dev.json", json.dumps(scores, indent=1) + "\n")
-    if out.resolve() != (work / "student").resolve():
+    best = round_dir(work, chosen) / "student"
+    if out.resolve() != best.resolve():
         shutil.rmtree(out, ignore_errors=True)
-        shutil.copytree(work / "student", out)
-    atomic_write_text(out / "MODEL_CARD.md", model_card(config, work, scores))
-    log(f"student: {out}")
-    return scores
+        shutil.copytree(best, out)
+    atomic_write_text(out / "MODEL_CARD.md", model_card(config, work, scores, chosen))
+    log(f"student: {out} (round {chosen})")
+    return scores.get(f"round{chosen}", {})
+
+
+def round_dir(work: Path, r: int) -> Path:
+    """Where round ``r`` keeps its teacher file, data and student (the first round: ``work`` itself)."""
+    return work if r == 1 else work / f"round{r}"
+
+
+def _round(config: DistillConfig, work: Path, r: int, previous: int, log: Callable[[str], None]) -> None:
+    """Round ``r``'s stages: (after the first) relabel with the ``previous`` round's student, select, train."""
+    here = round_dir(work, r)
+    if r > 1:
+        from .student import Student
+
+        def run_relabel() -> None:
+            student = Student.from_pretrained(round_dir(work, previous) / "student")
+            relabel(work / "teach.jsonl", student, here / "teach.jsonl", config.select)
+
+        _stage(here / "teach.jsonl", run_relabel, log, f"round {r}: relabel")
+    _stage(here / "data" / "selection.json", lambda: select(here / "teach.jsonl", here / "data", config.select),
+           log, f"round {r}: select")
+    _stage(here / "student" / "meta.json", lambda: train_student(here / "data", here / "student", config.train),
+           log, f"round {r}: train")
+
+
+def mean_f1(scores: dict) -> float:
+    """Mean end-to-end F1 over the dev files of one round."""
+    return sum(r["micro"]["f1"] for r in scores.values()) / len(scores)
 
 
 def score_on_dev(student: str | Path, gold_files: Sequence[str | Path]) -> dict:
@@ -115,7 +153,7 @@ def score_on_dev(student: str | Path, gold_files: Sequence[str | Path]) -> dict:
     return out
 
 
-def model_card(config: DistillConfig, work: Path, scores: dict) -> str:
+def model_card(config: DistillConfig, work: Path, scores: dict, chosen: int = 1) -> str:
     """The student's MODEL_CARD.md: teacher, corpus files and line counts, thresholds, training, dev F1."""
     sample = json.loads((work / "sample.json").read_text(encoding="utf-8"))
     selection = json.loads((work / "data" / "selection.json").read_text(encoding="utf-8"))
@@ -131,15 +169,19 @@ def model_card(config: DistillConfig, work: Path, scores: dict) -> str:
              "| file | weight | paragraph lines in file | lines sampled | sentences |", "|---|---|---|---|---|"]
     lines += [f"| {s['file']} | {s['weight']} | {s['paragraphs']:,} | {s['paragraphs_sampled']:,} | {s['sentences']:,} |"
               for s in sample]
-    lines += ["", "## Selection", f"settings: `{json.dumps(selection['config'])}`", "",
+    taught = sum(1 for _ in open(work / "teach.jsonl", encoding="utf-8"))
+    sampled = sum(s["sentences"] for s in sample)
+    lines += ["", f"Teacher-tagged: the first {taught:,} of the {sampled:,} sampled sentences (`WORK/teach.jsonl`).",
+              "", "## Selection", f"settings: `{json.dumps(selection['config'])}`", "",
               f"sentences: {selection['train']:,} train, {selection['heldout']:,} held out (teacher agreement "
               f"picks the checkpoint); {selection['skipped']} skipped; {selection['missing']:,} uncertain spans "
               "marked missing.", "", "| label | entities |", "|---|---|"]
     lines += [f"| {lab} | {n:,} |" for lab, n in selection["entities"].items()]
-    lines += ["", f"## Training\n`{json.dumps(asdict(config.train))}`"]
+    lines += ["", f"## Training\n`{json.dumps(asdict(config.train))}`; rounds run: {config.rounds}, shipped: "
+              f"round {chosen} (a later round is kept only if the mean dev F1 rises)."]
     if scores:
-        lines += ["", "## Dev (end-to-end strict micro F1, uner's shipped mappings)", "| file | P | R | F1 |",
-                  "|---|---|---|---|"]
-        lines += [f"| {name} | {r['micro']['precision']:.3f} | {r['micro']['recall']:.3f} | {r['micro']['f1']:.3f} |"
-                  for name, r in scores.items()]
+        lines += ["", "## Dev (end-to-end strict micro F1, uner's shipped mappings)", "| round | file | P | R | F1 |",
+                  "|---|---|---|---|---|"]
+        lines += [f"| {rnd} | {name} | {r['micro']['precision']:.3f} | {r['micro']['recall']:.3f} | "
+                  f"{r['micro']['f1']:.3f} |" for rnd, per in scores.items() for name, r in per.items()]
     return "\n".join(lines) + "\n"

@@ -138,3 +138,20 @@ def select(taught: str | Path, out_dir: str | Path, config: SelectConfig = Selec
             docs.to_disk(tmp)
     atomic_write_text(out_dir / "selection.json", json.dumps(report.to_dict(), indent=1) + "\n")
     return report
+
+
+def relabel(taught: str | Path, student, out: str | Path, config: SelectConfig = SelectConfig(),
+            batch_size: int = 256) -> None:
+    """A next round's teacher file: the teacher's confident entities, and the ``student``'s entities wherever
+    they do not overlap one (the student fills in what the teacher was unsure of); no ``rejected`` list, so
+    everything else is outside. Written atomically as JSONL."""
+    from ..io import atomic_path
+
+    records = [rec for _, rec in _records(Path(taught))]
+    with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8") as f:
+        for rec, found in zip(records, student.tag([r["text"] for r in records], batch_size=batch_size)):
+            keep = [e for e in rec["entities"] if _is_name(e) and _confident(e, config)]
+            keep += [e.to_dict() for e in found if not any(e.start < k["end"] and k["start"] < e.end for k in keep)]
+            out_rec = {"text": rec["text"], "entities": sorted(keep, key=lambda e: e["start"])}
+            f.write(json.dumps({**out_rec, **({"error": rec["error"]} if rec.get("error") else {})},
+                               ensure_ascii=False) + "\n")
