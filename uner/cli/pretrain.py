@@ -41,6 +41,9 @@ def pretrain(
     save_dtype: Annotated[str, typer.Option(help="dtype of the exported model: float32 | float16 | bfloat16")] = "float32",
     bf16: Annotated[Optional[bool], typer.Option("--bf16/--no-bf16", help="bfloat16 autocast for training steps (default: on GPUs and on CPUs with native bf16).")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue from OUT/checkpoint.")] = False,
+    extend_vocab: Annotated[int, typer.Option(min=0, help="With --init: add up to N frequent corpus words that the tokenizer splits into many pieces to the vocabulary (0: off).")] = 0,
+    extend_min_count: Annotated[int, typer.Option(min=1, help="--extend-vocab: only words seen at least this often.")] = 20,
+    extend_min_pieces: Annotated[int, typer.Option(min=2, help="--extend-vocab: only words split into at least this many pieces.")] = 3,
 ) -> None:
     """Train a masked LM (continue an encoder or start from scratch) on text files."""
     from ..pretrain import PretrainConfig
@@ -52,12 +55,15 @@ def pretrain(
         fail(f"--head-init: unknown value {head_init!r}")
     if max_steps is None and max_time is None:
         fail("give --max-steps or --max-time")
+    if extend_vocab and init is None:
+        fail("--extend-vocab needs --init: only a model being continued has a vocabulary to extend")
     cfg = PretrainConfig(
         sources=sources, out_dir=str(out), init=init, tokenizer=tokenizer, vocab_size=vocab_size, cased=cased,
         layers=layers, hidden=hidden, heads=heads, intermediate=intermediate, max_len=max_len,
         batch_size=batch_size, lr=lr, head_lr=head_lr, warmup_steps=warmup_steps, schedule=schedule,
         max_steps=max_steps, max_time=max_time, whole_word=whole_word, nsp=nsp, head_init=head_init, eval_paragraphs=eval_paragraphs,
         eval_every=eval_every, save_every=save_every, seed=seed, device=device, save_dtype=save_dtype, bf16=bf16,
+        extend_vocab=extend_vocab, extend_min_count=extend_min_count, extend_min_pieces=extend_min_pieces,
     )
     try:
         metrics = run(cfg, resume=resume)

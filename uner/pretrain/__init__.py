@@ -5,6 +5,8 @@ memory), then training draws windows from the sources by weight. Masking is
 dynamic (15 %, 80/10/10, optionally whole-word); the MLM head runs only at the
 masked positions. Checkpoints are atomic; ``resume=True`` continues the
 schedule, optimizer and random streams where the last checkpoint left them.
+A model being continued can first have its WordPiece vocabulary extended
+with the corpus's frequent many-piece words (``vocab``).
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from .config import PretrainConfig, lr_factor, run_seed
 from .data import TokenCache, WindowSampler, build_eval_set, learn_wordpiece, load_caches, mask_tokens, special_token_mask
 from .run import pretrain
 from .steps import build_model, evaluate_mlm, export_model, mlm_loss, param_groups, save_checkpoint, train_step
+from .vocab import extend_tokenizer, init_new_embeddings, mine_words, piece_stats
 
 __all__ = ["PretrainConfig", "TokenCache", "WindowSampler", "build_eval_set", "build_model", "evaluate_mlm",
-           "export_model", "learn_wordpiece", "load_caches", "lr_factor", "mask_tokens", "mlm_loss", "param_groups",
-           "pretrain", "run_seed", "save_checkpoint", "special_token_mask", "train_step"]
+           "export_model", "extend_tokenizer", "init_new_embeddings", "learn_wordpiece", "load_caches", "lr_factor",
+           "mask_tokens", "mine_words", "mlm_loss", "param_groups", "piece_stats", "pretrain", "run_seed",
+           "save_checkpoint", "special_token_mask", "train_step"]

@@ -46,6 +46,9 @@ class PretrainConfig:
     device: str | None = None
     save_dtype: str = "float32"
     bf16: bool | None = None  # bfloat16 autocast for training steps; None = on GPUs and CPUs with native bf16
+    extend_vocab: int = 0  # continuing: add up to this many frequent many-piece corpus words to the vocabulary
+    extend_min_count: int = 20  # … words seen at least this often
+    extend_min_pieces: int = 3  # … that the tokenizer splits into at least this many pieces
     extra: dict = field(default_factory=dict)
 
 

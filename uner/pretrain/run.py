@@ -11,7 +11,13 @@ from pathlib import Path
 import numpy as np
 import torch
 from tqdm.auto import tqdm
-from transformers import AutoModelForMaskedLM, AutoTokenizer, BertForPreTraining
+from transformers import (
+    AutoModelForMaskedLM,
+    AutoTokenizer,
+    BertForPreTraining,
+    PreTrainedModel,
+    PreTrainedTokenizerBase,
+)
 
 from ..corpus import Source, read_paragraphs
 from ..io import atomic_write_text
@@ -19,17 +25,22 @@ from ..models import cpu_has_bf16, resolve_model
 from .config import PretrainConfig, lr_factor, run_seed
 from .data import WindowSampler, build_eval_set, learn_wordpiece, load_caches, mask_tokens, special_token_mask
 from .steps import build_model, evaluate_mlm, export_model, param_groups, save_checkpoint, train_step
+from .vocab import extend_tokenizer, init_new_embeddings, mine_words
 
 
-def load_or_build(cfg: PretrainConfig, sources: list[Source], ckpt: Path, resume: bool):
-    """(model, tokenizer, saved trainer state or None, fresh parameter names): the checkpoint when
-    resuming, else the model to continue or a new one with a given or freshly learned tokenizer."""
+def load_or_build(cfg: PretrainConfig, sources: list[Source], out: Path, resume: bool):
+    """(model, tokenizer, saved trainer state or None, fresh parameter names, vocabulary extension or None):
+    the checkpoint when resuming, else the model to continue (its vocabulary extended if asked) or a new
+    one with a given or freshly learned tokenizer."""
+    ckpt = out / "checkpoint"
     if resume and (ckpt / "trainer.pt").is_file():
-        tokenizer = AutoTokenizer.from_pretrained(ckpt)
+        tokenizer = AutoTokenizer.from_pretrained(ckpt)  # an extended vocabulary comes back with it
         model_cls = BertForPreTraining if cfg.nsp else AutoModelForMaskedLM
         model = model_cls.from_pretrained(ckpt, dtype=torch.float32)
         saved = torch.load(ckpt / "trainer.pt", weights_only=False)
-        return model, tokenizer, saved, saved["state"].get("fresh", [])
+        return model, tokenizer, saved, saved["state"].get("fresh", []), None
+    if cfg.extend_vocab and cfg.init is None:
+        raise ValueError("extending the vocabulary needs a model to continue (init)")
     if cfg.init is not None:
         tokenizer = AutoTokenizer.from_pretrained(resolve_model(cfg.tokenizer or cfg.init))
     elif cfg.tokenizer is not None:  # a tokenizer-only folder is fine here
@@ -39,7 +50,30 @@ def load_or_build(cfg: PretrainConfig, sources: list[Source], ckpt: Path, resume
         paragraphs = (p for s in sources for p in read_paragraphs(s.path))
         tokenizer = learn_wordpiece(paragraphs, cfg.vocab_size, cfg.cased)
     model, fresh = build_model(cfg, tokenizer)
-    return model, tokenizer, None, fresh
+    extended = None
+    if cfg.extend_vocab:
+        tokenizer, extended = extend_vocab(cfg, sources, model, tokenizer, out)
+    return model, tokenizer, None, fresh, extended
+
+
+def extend_vocab(cfg: PretrainConfig, sources: list[Source], model: PreTrainedModel,
+                 tokenizer: PreTrainedTokenizerBase, out: Path) -> tuple[PreTrainedTokenizerBase, dict]:
+    """Add the sources' most frequent many-piece words to the vocabulary (see ``vocab``), each new row
+    starting at the mean of its pieces; the words go to ``out/extend_vocab.tsv``. The new rows belong to
+    the input embeddings, so they train at the encoder's learning rate."""
+    paragraphs = (p for s in sources for p in read_paragraphs(s.path))
+    mined = mine_words(paragraphs, tokenizer, min_pieces=cfg.extend_min_pieces, min_count=cfg.extend_min_count,
+                       max_words=None)
+    chosen = mined[: cfg.extend_vocab]
+    new_tokenizer = extend_tokenizer(tokenizer, [w for w, _, _ in chosen], out / "tokenizer")
+    added = init_new_embeddings(model, tokenizer, new_tokenizer)
+    atomic_write_text(out / "extend_vocab.tsv",
+                      "word\tcount\tpieces\n" + "".join(f"{w}\t{c}\t{p}\n" for w, c, p in chosen))
+    examples = ", ".join([w for w, _, _ in chosen[:8]] + (["…"] if len(chosen) > 8 else []))
+    print(f"extend-vocab: {added} words added of {len(mined)} candidates (min count {cfg.extend_min_count}, "
+          f"≥{cfg.extend_min_pieces} pieces)" + (f"; e.g. {examples}" if chosen else ""), flush=True)
+    return new_tokenizer, {"candidates": len(mined), "added": added, "min_count": cfg.extend_min_count,
+                           "min_pieces": cfg.extend_min_pieces}
 
 
 def restore(saved: dict, optimizer: torch.optim.Optimizer, state: dict, rng: np.random.Generator,
@@ -93,7 +127,7 @@ def pretrain(cfg: PretrainConfig, *, resume: bool = False, progress: bool = True
     ckpt = out / "checkpoint"
     device = torch.device(cfg.device or ("cuda" if torch.cuda.is_available() else "cpu"))
     torch.manual_seed(cfg.seed)
-    model, tokenizer, saved, fresh = load_or_build(cfg, sources, ckpt, resume)
+    model, tokenizer, saved, fresh, extended = load_or_build(cfg, sources, out, resume)
     atomic_write_text(out / "run.json", json.dumps(asdict(cfg), indent=2))
     caches = load_caches(sources, tokenizer, out / "cache", cfg.eval_paragraphs)
     sampler = WindowSampler(caches, [s.weight for s in sources], tokenizer, cfg.max_len, cfg.nsp)
@@ -107,6 +141,8 @@ def pretrain(cfg: PretrainConfig, *, resume: bool = False, progress: bool = True
     rng = np.random.default_rng(cfg.seed)
     gen = torch.Generator(device=device).manual_seed(cfg.seed)
     state = {"step": 0, "tokens": 0, "elapsed": 0.0, "fresh": list(fresh), "seed": cfg.seed}
+    if extended is not None:
+        state["extend_vocab"] = extended
     if saved is not None:
         restore(saved, optimizer, state, rng, gen)
     special = special_token_mask(tokenizer, device)
