@@ -39,7 +39,7 @@ def test_select_marks_entities_missing_and_outside(tmp_path):
         {"text": "company", "start": 24, "end": 31, "type": "ORGANIZATION", "subtype": None, "score": 0.8,
          "named": False},
         {"text": "Paris", "start": 35, "end": 40, "type": "LOCATION", "subtype": "CITY", "score": 0.7, "named": True}],
-        "rejected": [{"text": "met", "start": 6, "end": 9, "type": "OTHER", "subtype": None, "score": 0.3,
+        "rejected": [{"text": "met", "start": 6, "end": 9, "type": "OTHER", "subtype": None, "score": 0.2,
                       "named": True}]}
     taught = tmp_path / "teach.jsonl"
     taught.write_text(json.dumps(rec) + "\n")

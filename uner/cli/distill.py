@@ -26,6 +26,10 @@ def distill(
     workers: Annotated[int, typer.Option(min=1, help="Teacher processes.")] = 1,
     min_score: Annotated[float, typer.Option(min=0.0, max=1.0, help="Teacher share an entity needs to be learned "
                                                                     "(below: missing, not 'O').")] = 0.3,
+    other_min_score: Annotated[float, typer.Option(min=0.0, max=1.0, help="Not-entity share a rejected name needs "
+                                                                          "to be learned as 'O' (below: missing).")] = 0.3,
+    lowercase: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of training sentences shown "
+                                                                    "lower-cased.")] = 0.1,
     max_steps: Annotated[int, typer.Option(min=1, help="Training steps (spaCy batches).")] = 20_000,
     eval_frequency: Annotated[int, typer.Option(min=1, help="Steps between held-out checks (checkpoints).")] = 1_000,
     dev: Annotated[Optional[list[Path]], typer.Option(help="Gold dev file to score the student on (repeatable; "
@@ -37,8 +41,8 @@ def distill(
     from ..distill import DistillConfig, SelectConfig, TrainConfig, distill as run
 
     settings = dict(sentences=sentences, seed=seed, model=model, labels=str(labels) if labels else None,
-                    workers=workers, select=SelectConfig(min_score=min_score),
-                    train=TrainConfig(max_steps=max_steps, eval_frequency=eval_frequency, seed=seed),
+                    workers=workers, select=SelectConfig(min_score=min_score, other_min_score=other_min_score),
+                    train=TrainConfig(max_steps=max_steps, eval_frequency=eval_frequency, lowercase=lowercase, seed=seed),
                     dev=[str(d) for d in dev or ()], rounds=rounds)
     try:
         config = (DistillConfig(list(corpus), domain=domain or "general", **settings) if corpus else

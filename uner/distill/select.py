@@ -26,12 +26,13 @@ NOT_ENTITY = frozenset({"OTHER", "UNTAGGED_ENTITY"})
 
 @dataclass(frozen=True)
 class SelectConfig:
-    """How confident a teacher label must be to train on (chosen on the dev splits: see the model card)."""
+    """How confident a teacher label must be to train on (chosen on CoNLL-2003 and WNUT-17 dev with
+    ``benchmarks/tune_student.py``: README "Student tagger")."""
 
     min_score: float = 0.3  # a kept entity's top-type share needed to be an entity (else it is missing)
     type_min_scores: dict[str, float] = field(default_factory=dict)  # per-type overrides of min_score
     common_min_score: float = 1.0  # a common-noun entity's share needed to stay one (below: outside; default never)
-    other_min_score: float = 0.5  # a rejected name is outside only when its not-entity share reaches this
+    other_min_score: float = 0.3  # a rejected name is outside only when its not-entity share reaches this
     min_label_count: int = 50  # a subtype with fewer confident examples is learned as its type
     heldout_every: int = 50  # every N-th sentence goes to the held-out set (spaCy's own model choice)
 

@@ -26,10 +26,13 @@ class Student:
 
     @classmethod
     def from_pretrained(cls, path: str | Path | None = None) -> Student:
-        """The shipped student (``models/uner-student``) or a folder written by ``uner distill``."""
+        """A folder written by ``uner distill``, or a shipped student by name (default ``uner-student``;
+        ``uner-student-bio`` for biomedical text)."""
         import spacy
 
-        folder = Path(path) if path is not None else student_dir()
+        folder = student_dir() if path is None else Path(path)
+        if path is not None and not folder.exists() and (student_dir(str(path)) / "meta.json").is_file():
+            folder = student_dir(str(path))
         if not (folder / "meta.json").is_file():
             raise FileNotFoundError(f"{folder}: not a student pipeline folder (no meta.json); train one with uner distill")
         return cls(spacy.load(folder))

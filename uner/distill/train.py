@@ -21,12 +21,13 @@ class TrainConfig:
     max_steps: int = 20_000
     eval_frequency: int = 1_000
     patience: int = 5_000  # stop after this many steps without a better held-out score
+    lowercase: float = 0.1  # share of training sentences shown lower-cased (names in informal text often are)
     seed: int = 0
 
     def overrides(self, train: Path, heldout: Path) -> dict:
         return {"paths.train": str(train), "paths.dev": str(heldout), "training.max_steps": self.max_steps,
                 "training.eval_frequency": self.eval_frequency, "training.patience": self.patience,
-                "system.seed": self.seed}
+                "corpora.train.augmenter.level": self.lowercase, "system.seed": self.seed}
 
 
 def train_student(data_dir: str | Path, out: str | Path, config: TrainConfig = TrainConfig(),
