@@ -37,7 +37,7 @@ def test_serial_and_process_runners_give_identical_records(kwargs):
 def test_make_runner_picks_by_workers_and_rejects_unknown_names(kwargs):
     assert isinstance(make_runner(kwargs, TagOptions()), SerialRunner)
     assert isinstance(make_runner(kwargs, TagOptions(), workers=3), ProcessRunner)
-    assert set(RUNNERS) == {"serial", "processes", "ray"}
+    assert set(RUNNERS) == {"serial", "processes", "ray", "student"}
     with pytest.raises(ValueError, match="unknown runner 'nope'"):
         make_runner(kwargs, TagOptions(), name="nope")
 
