@@ -56,7 +56,7 @@ def agreement(fast: PredictionCache, ref: PredictionCache, fast_ents, ref_ents, 
 
 
 _PEAK = """
-import json, resource, sys
+import json, re, sys
 texts = json.load(sys.stdin)
 if sys.argv[1] == "student":
     from uner.distill import Student
@@ -65,12 +65,13 @@ else:
     from uner.tagger import Tagger
     tagger = Tagger.from_pretrained(device="cpu", dtype=sys.argv[2])
 list(tagger.tag(texts))
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+print(int(re.search(r"VmHWM:\\s+(\\d+)", open("/proc/self/status").read()).group(1)) / 1024)
 """
 
 
 def peak_memory_mb(engine: str, arg: str, texts: list[str]) -> float:
-    """Peak resident memory (MB) of a fresh process that loads ``engine`` and tags ``texts``."""
+    """Peak resident memory (MB) of a fresh process that loads ``engine`` and tags ``texts`` (VmHWM: ru_maxrss
+    of a child can carry the forking parent's peak over exec)."""
     out = subprocess.run([sys.executable, "-c", _PEAK, engine, arg], input=json.dumps(texts), text=True,
                          capture_output=True, check=True)
     return float(out.stdout.strip().splitlines()[-1])
