@@ -124,7 +124,7 @@ class RayRunner:
         return load_spacy()
 
 
-class StudentRunner:
+class StudentRunner(SerialRunner):
     """The student tagger (``uner distill``) in this process instead of the masked LM: ``tagger_kwargs["model"]``
     is its pipeline folder (default: the shipped ``uner-student``); the other tagger arguments do not apply."""
 
@@ -135,13 +135,6 @@ class StudentRunner:
 
         self.tagger = Student.from_pretrained(tagger_kwargs.get("model"))
         self.options = options
-
-    def run(self, records: Iterable[Record]) -> Iterator[dict]:
-        return tag_records(self.tagger, records, **asdict(self.options))
-
-    @property
-    def nlp(self):
-        return self.tagger.nlp
 
 
 RUNNERS: dict[str, type[Runner]] = {"serial": SerialRunner, "processes": ProcessRunner, "ray": RayRunner,
