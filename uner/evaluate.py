@@ -219,7 +219,7 @@ def evaluate_model(gold_path: str | os.PathLike, mapping_path: str | os.PathLike
     the student tagger (``model`` its folder, default the shipped one) instead. Adds ``seconds``."""
     import time
 
-    from .tagger import Ensemble, Tagger, TaggerConfig
+    from .tagger import TaggerConfig, load_tagger
 
     t0 = time.time()
     mapper = Mapping.load(mapping_path) if mapping_path else Mapping.for_file(gold_path)
@@ -229,9 +229,7 @@ def evaluate_model(gold_path: str | os.PathLike, mapping_path: str | os.PathLike
         tagger = Student.from_pretrained(model)
     else:
         config = TaggerConfig.for_domain(domain or mapper.domain, **config_changes)
-        tagger = Tagger.from_pretrained(model, labels, config=config)
-    if ensemble:
-        tagger = Ensemble.from_specs(tagger, ensemble)
+        tagger = load_tagger(ensemble, model=model, labels=labels, config=config)
     result = evaluate(tagger, gold_path, mapper, mode, limit, errors_path)
     result["seconds"] = round(time.time() - t0, 1)
     return result

@@ -96,11 +96,34 @@ def test_new_rows_train_at_the_encoder_lr(tok, corpus, tmp_path):
     cfg = PretrainConfig(sources=[str(corpus)], out_dir=str(out), init=str(enc_dir), extend_vocab=5,
                          extend_min_count=3, lr=1e-4, head_lr=1e-3)
     model, new, _, fresh, extended = load_or_build(cfg, [Source.parse(str(corpus))], out, resume=False)
-    assert extended == {"candidates": 6, "added": 5, "min_count": 3, "min_pieces": 3}
+    assert extended == {"candidates": 6, "added": 5, "min_count": 3, "min_pieces": 3, "mined_from": [str(corpus)]}
     assert sorted(new.convert_ids_to_tokens(list(range(len(tok), len(new))))) == sorted(NEW)
     lr_of = {id(p): g["lr"] for g in param_groups(model, cfg, fresh) for p in g["params"]}
     assert lr_of[id(model.get_input_embeddings().weight)] == cfg.lr
     assert lr_of[id(model.get_output_embeddings().bias)] == cfg.head_lr
+
+
+def test_extend_from_mines_the_domain_files_only(tok, corpus, tmp_path):
+    general = tmp_path / "general.txt"  # trained on too, but its many-piece words are not the domain's
+    general.write_text("the studyers and cityingly studyers .\n" * 50)
+    enc_dir = tmp_path / "encoder"
+    BertModel(BertConfig(vocab_size=len(tok), hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                         intermediate_size=64)).save_pretrained(enc_dir)
+    tok.save_pretrained(enc_dir)
+    sources = [Source.parse(str(corpus)), Source.parse(str(general))]
+
+    def added(**changes) -> list[str]:
+        cfg = PretrainConfig(sources=[str(s.path) for s in sources], out_dir=str(tmp_path / "run"),
+                             init=str(enc_dir), extend_vocab=2, extend_min_count=3, **changes)
+        _, new, _, _, _ = load_or_build(cfg, sources, tmp_path / "run", resume=False)
+        return new.convert_ids_to_tokens(list(range(len(tok), len(new))))
+
+    assert added() == ["studyers", "cityingly"]  # both files mined: the general file's words win on counts
+    assert added(extend_from=(str(corpus),)) == ["patienters", "drugers"]
+    res = CliRunner().invoke(app, ["pretrain", str(corpus), "-o", str(tmp_path / "x"), "--init", str(enc_dir),
+                                   "--extend-vocab", "5", "--extend-from", str(tmp_path / "nope.txt"),
+                                   "--max-steps", "3"])
+    assert res.exit_code == 2 and res.output.strip() == f"uner: error: --extend-from: no such file {tmp_path / 'nope.txt'}"
 
 
 def test_pretrain_cli_extends_exports_and_resumes(tmp_path, corpus):

@@ -47,3 +47,17 @@ def test_process_runner_fails_early_on_a_missing_model(tmp_path):
 
     with pytest.raises(ModelNotFoundError):
         ProcessRunner({"model": str(tmp_path / "nothing")}, TagOptions(), workers=2)
+
+
+def test_ensemble_runs_through_every_runner_and_fails_early_on_a_missing_member(kwargs, tiny, tmp_path):
+    from uner.models import ModelNotFoundError
+    from uner.tagger import Ensemble
+
+    twice = {**kwargs, "ensemble": (f"{tiny[0]}:{tiny[1]}",)}
+    runner = SerialRunner(twice, TagOptions(batch_size=2))
+    assert isinstance(runner.tagger, Ensemble) and len(runner.tagger.members) == 2
+    alone = list(SerialRunner(kwargs, TagOptions(batch_size=2)).run(_records()))
+    assert list(runner.run(_records())) == alone  # the same model twice votes like the model alone
+    assert list(ProcessRunner(twice, TagOptions(batch_size=2), workers=2).run(_records())) == alone
+    with pytest.raises(ModelNotFoundError):
+        ProcessRunner({**kwargs, "ensemble": (str(tmp_path / "nothing"),)}, TagOptions(), workers=2)

@@ -226,3 +226,16 @@ def test_default_dtype_tags_like_float32_on_the_shipped_model():
     n_spans = sum(len(fast.spans_for_doc(d)) for d in fast.nlp.pipe(NEWS))
     differ = sum(x.get(k) != y.get(k) for x, y in zip(a, b) for k in set(x) | set(y))
     assert n_spans >= 20 and 1 - differ / n_spans >= 0.9, (differ, n_spans)
+
+
+def test_load_tagger_members_score_with_the_first_taggers_settings(tiny):
+    from uner.tagger import Ensemble, load_tagger
+
+    bio = TaggerConfig.for_domain("biomedical")
+    alone = load_tagger(model=str(tiny[0]), labels=tiny[1], config=bio, device="cpu")
+    assert isinstance(alone, Tagger) and alone.config is bio
+    both = load_tagger([f"{tiny[0]}:{tiny[1]}"] * 2, model=str(tiny[0]), labels=tiny[1], config=bio,
+                       device="cpu", dtype="bfloat16")
+    assert isinstance(both, Ensemble) and len(both.members) == 3
+    assert all(m.config is bio for m in both.members)  # not the general defaults: same spans, same templates
+    assert next(both.members[2].mlm.model.parameters()).dtype == torch.bfloat16  # member options passed on

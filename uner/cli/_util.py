@@ -31,6 +31,9 @@ def fail(message: str, code: int = 2) -> None:
 
 DomainOpt = Annotated[Optional[str], typer.Option(
     help="Tagger settings for the text: general (names; the default) | biomedical (every noun phrase).")]
+EnsembleOpt = Annotated[Optional[list[str]], typer.Option(
+    help="Another model to vote with, MODEL or MODEL:LABELS_DIR (repeatable; equal weights; e.g. uner-bio "
+         "beside the default model for mixed text).")]
 SpanPolicyOpt = Annotated[Optional[str], typer.Option(
     help="Candidate spans: named (names; common nouns only on confident votes) | nouns (every noun run).")]
 MinScoreOpt = Annotated[Optional[float], typer.Option(

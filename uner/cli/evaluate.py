@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._util import LabelsOpt, MinScoreOpt, ModelOpt, SpanPolicyOpt, app, fail
+from ._util import EnsembleOpt, LabelsOpt, MinScoreOpt, ModelOpt, SpanPolicyOpt, app, fail
 
 
 @app.command("eval")
@@ -20,8 +20,7 @@ def eval_command(
     labels: LabelsOpt = None,
     errors: Annotated[Optional[Path], typer.Option(help="Write end-to-end errors here (JSONL).")] = None,
     report: Annotated[Optional[Path], typer.Option(help="Write the full report here (JSON).")] = None,
-    ensemble: Annotated[Optional[list[str]], typer.Option(
-        help="Another model to vote with, MODEL or MODEL:LABELS_DIR (repeatable; equal weights).")] = None,
+    ensemble: EnsembleOpt = None,
     domain: Annotated[Optional[str], typer.Option(
         help="general | biomedical (default: the dataset mapping's domain).")] = None,
     span_policy: SpanPolicyOpt = None,

@@ -44,6 +44,7 @@ def pretrain(
     extend_vocab: Annotated[int, typer.Option(min=0, help="With --init: add up to N frequent corpus words that the tokenizer splits into many pieces to the vocabulary (0: off).")] = 0,
     extend_min_count: Annotated[int, typer.Option(min=1, help="--extend-vocab: only words seen at least this often.")] = 20,
     extend_min_pieces: Annotated[int, typer.Option(min=2, help="--extend-vocab: only words split into at least this many pieces.")] = 3,
+    extend_from: Annotated[Optional[list[Path]], typer.Option(help="--extend-vocab: mine words from these corpus files only (repeatable; default: the training sources).")] = None,
 ) -> None:
     """Train a masked LM (continue an encoder or start from scratch) on text files."""
     from ..pretrain import PretrainConfig
@@ -57,6 +58,9 @@ def pretrain(
         fail("give --max-steps or --max-time")
     if extend_vocab and init is None:
         fail("--extend-vocab needs --init: only a model being continued has a vocabulary to extend")
+    for path in extend_from or ():
+        if not path.is_file():
+            fail(f"--extend-from: no such file {path}")
     cfg = PretrainConfig(
         sources=sources, out_dir=str(out), init=init, tokenizer=tokenizer, vocab_size=vocab_size, cased=cased,
         layers=layers, hidden=hidden, heads=heads, intermediate=intermediate, max_len=max_len,
@@ -64,6 +68,7 @@ def pretrain(
         max_steps=max_steps, max_time=max_time, whole_word=whole_word, nsp=nsp, head_init=head_init, eval_paragraphs=eval_paragraphs,
         eval_every=eval_every, save_every=save_every, seed=seed, device=device, save_dtype=save_dtype, bf16=bf16,
         extend_vocab=extend_vocab, extend_min_count=extend_min_count, extend_min_pieces=extend_min_pieces,
+        extend_from=tuple(str(p) for p in extend_from or ()),
     )
     try:
         metrics = run(cfg, resume=resume)

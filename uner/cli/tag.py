@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from ._engine import TAG_ENGINES, AddressOpt, CpusPerActorOpt, NumActorsOpt, TagEngineOpt, engine_settings
-from ._util import DomainOpt, LabelsOpt, MinScoreOpt, ModelOpt, SpanPolicyOpt, TopKOpt, app, fail, tagger_config
+from ._util import DomainOpt, EnsembleOpt, LabelsOpt, MinScoreOpt, ModelOpt, SpanPolicyOpt, TopKOpt, app, fail, tagger_config
 
 
 @app.command()
@@ -18,6 +18,7 @@ def tag(
     out: Annotated[str, typer.Option("--out", "-o", help="Output file (.jsonl, .conll, .html) or - for stdout.")] = "-",
     model: ModelOpt = None,
     labels: LabelsOpt = None,
+    ensemble: EnsembleOpt = None,
     input_format: Annotated[Optional[str], typer.Option(help="txt | jsonl (default: from the extension; stdin: txt).")] = None,
     encoding: Annotated[str, typer.Option(help="Text encoding of the input; an undecodable line gets an error record.")] = "utf-8",
     max_chars: Annotated[int, typer.Option(min=1, help="Longer documents get an error record instead of being tagged.")] = 100_000,
@@ -43,9 +44,11 @@ def tag(
     """Tag entities: one output record per input line, in order; bad lines get an error field."""
     from ..tagger import SetupError, TagOptions, tag_file
 
+    if engine == "student" and ensemble:
+        fail("--ensemble combines masked-LM taggers; it does not apply to --engine student")
     config = tagger_config(domain, span_policy, min_score, top_k)
     tagger_kwargs = {"model": model, "labels": labels, "config": config, "stop_descriptors": stop_descriptors,
-                     "dtype": dtype, "threads": threads}
+                     "dtype": dtype, "threads": threads, "ensemble": tuple(ensemble or ())}
     settings = engine_settings(engine, TAG_ENGINES, num_cpus_per_actor, address)
     try:
         errors = tag_file(input, out, tagger_kwargs, input_format=input_format, output_format=output_format,

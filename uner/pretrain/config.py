@@ -49,6 +49,7 @@ class PretrainConfig:
     extend_vocab: int = 0  # continuing: add up to this many frequent many-piece corpus words to the vocabulary
     extend_min_count: int = 20  # … words seen at least this often
     extend_min_pieces: int = 3  # … that the tokenizer splits into at least this many pieces
+    extend_from: tuple[str, ...] = ()  # … mined from these corpus files (empty: the training sources)
     extra: dict = field(default_factory=dict)
 
 

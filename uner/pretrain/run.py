@@ -60,8 +60,10 @@ def extend_vocab(cfg: PretrainConfig, sources: list[Source], model: PreTrainedMo
                  tokenizer: PreTrainedTokenizerBase, out: Path) -> tuple[PreTrainedTokenizerBase, dict]:
     """Add the sources' most frequent many-piece words to the vocabulary (see ``vocab``), each new row
     starting at the mean of its pieces; the words go to ``out/extend_vocab.tsv``. The new rows belong to
-    the input embeddings, so they train at the encoder's learning rate."""
-    paragraphs = (p for s in sources for p in read_paragraphs(s.path))
+    the input embeddings, so they train at the encoder's learning rate. ``cfg.extend_from`` mines a domain's
+    files only (a biomedical model's words, not those of the general text mixed in)."""
+    paths = list(cfg.extend_from) or [s.path for s in sources]
+    paragraphs = (p for path in paths for p in read_paragraphs(path))
     mined = mine_words(paragraphs, tokenizer, min_pieces=cfg.extend_min_pieces, min_count=cfg.extend_min_count,
                        max_words=None)
     chosen = mined[: cfg.extend_vocab]
@@ -73,7 +75,7 @@ def extend_vocab(cfg: PretrainConfig, sources: list[Source], model: PreTrainedMo
     print(f"extend-vocab: {added} words added of {len(mined)} candidates (min count {cfg.extend_min_count}, "
           f"≥{cfg.extend_min_pieces} pieces)" + (f"; e.g. {examples}" if chosen else ""), flush=True)
     return new_tokenizer, {"candidates": len(mined), "added": added, "min_count": cfg.extend_min_count,
-                           "min_pieces": cfg.extend_min_pieces}
+                           "min_pieces": cfg.extend_min_pieces, "mined_from": [str(p) for p in paths]}
 
 
 def restore(saved: dict, optimizer: torch.optim.Optimizer, state: dict, rng: np.random.Generator,

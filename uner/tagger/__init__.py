@@ -6,7 +6,7 @@
 """
 
 from .core import CI_TEMPLATES, DOMAINS, BaseTagger, PredictionCache, Tagger, TaggerConfig
-from .ensemble import Ensemble
+from .ensemble import Ensemble, load_tagger
 from .files import SetupError, tag_file
 from .formats import WRITERS, bio_tags, format_for, html_fragment, html_page, resume_point
 from .records import TagOptions, tag_records
@@ -17,6 +17,6 @@ __all__ = [
     "CI_TEMPLATES", "DOMAINS",
     "PUNCT", "RUNNERS", "WRITERS", "BaseTagger", "Ensemble", "Entity", "LabelScorer", "PredictionCache",
     "ProcessRunner", "Runner", "SerialRunner", "SetupError", "SpanScores", "TagOptions", "Tagger", "TaggerConfig",
-    "bio_tags", "entity_guesses", "format_for", "html_fragment", "html_page", "make_runner", "resume_point",
+    "bio_tags", "entity_guesses", "format_for", "html_fragment", "html_page", "load_tagger", "make_runner", "resume_point",
     "tag_file", "tag_records",
 ]

@@ -29,9 +29,12 @@ class Ensemble(BaseTagger):
                                                                       first.scorer, first.nlp)
 
     @classmethod
-    def from_specs(cls, first: Tagger, specs: Sequence[str]) -> Ensemble:
-        """``first`` with a tagger per spec, ``MODEL`` (its own labels) or ``MODEL:LABELS_DIR``, equal weights."""
-        members = [Tagger.from_pretrained(*(s.rsplit(":", 1) if ":" in s else (s, None))) for s in specs]
+    def from_specs(cls, first: Tagger, specs: Sequence[str], **kwargs) -> Ensemble:
+        """``first`` with a tagger per spec, ``MODEL`` (its own labels) or ``MODEL:LABELS_DIR``, equal weights.
+        Every member scores with ``first``'s settings (domain, templates); ``kwargs`` (dtype, device, threads …)
+        go to each member's ``Tagger.from_pretrained``."""
+        members = [Tagger.from_pretrained(*(s.rsplit(":", 1) if ":" in s else (s, None)), config=first.config,
+                                          **kwargs) for s in specs]
         return cls([first, *members])
 
     def span_scores(self, spans: Sequence[tuple[str, Span]], cache: PredictionCache | None = None) -> SpanScores:
@@ -49,3 +52,13 @@ class Ensemble(BaseTagger):
         first = parts[0]
         return SpanScores(labels, type_names, rollup, not_entity, total, first.ids, first.logits,
                           first.min_score, first.scorer, first.subtype_share)
+
+
+def load_tagger(ensemble: Sequence[str] = (), **kwargs) -> BaseTagger:
+    """``Tagger.from_pretrained(**kwargs)``, voting with the ``ensemble`` members (``MODEL`` or
+    ``MODEL:LABELS_DIR``, equal weights) when any are given: what ``uner tag/eval --ensemble`` run."""
+    tagger = Tagger.from_pretrained(**kwargs)
+    if not ensemble:
+        return tagger
+    shared = {k: kwargs[k] for k in ("dtype", "device", "threads", "stop_descriptors") if k in kwargs}
+    return Ensemble.from_specs(tagger, ensemble, **shared)

@@ -1,6 +1,6 @@
 """Where tagging runs: in this process, over worker processes, or over Ray actors (each with its own model).
 
-A runner is made from the ``Tagger.from_pretrained`` arguments and ``TagOptions`` and turns input
+A runner is made from the ``load_tagger`` arguments (``Tagger.from_pretrained``'s and ``ensemble``) and ``TagOptions`` and turns input
 records into output records, in order. ``RUNNERS`` maps a name to a runner class, so another way of
 running is one new class registered here.
 """
@@ -15,7 +15,7 @@ from typing import Protocol
 from ..distributed import RayOptions, actor_count, batch_records, connect, local_path, map_records, require_ray
 from ..io import Record, batched
 from ..spans import load_spacy
-from .core import Tagger
+from .ensemble import load_tagger
 from .records import TagOptions, tag_records
 
 
@@ -34,7 +34,7 @@ class SerialRunner:
     """One tagger in this process; the model loads at construction (so a bad model fails early)."""
 
     def __init__(self, tagger_kwargs: dict, options: TagOptions, workers: int = 1) -> None:
-        self.tagger = Tagger.from_pretrained(**tagger_kwargs)
+        self.tagger = load_tagger(**tagger_kwargs)
         self.options = options
 
     def run(self, records: Iterable[Record]) -> Iterator[dict]:
@@ -46,6 +46,14 @@ class SerialRunner:
 
 
 _WORKER: dict = {}
+
+
+def check_models(tagger_kwargs: dict) -> None:
+    """ModelNotFoundError (one line) for a missing model or ensemble member, before any worker starts."""
+    from ..models import resolve_model
+
+    for name in [tagger_kwargs.get("model"), *(s.rsplit(":", 1)[0] for s in tagger_kwargs.get("ensemble", ()))]:
+        resolve_model(name)
 
 
 def _worker_init(tagger_kwargs: dict, options: TagOptions) -> None:
@@ -65,9 +73,7 @@ class ProcessRunner:
     that it can be found."""
 
     def __init__(self, tagger_kwargs: dict, options: TagOptions, workers: int | None = 2) -> None:
-        from ..models import resolve_model
-
-        resolve_model(tagger_kwargs.get("model"))  # fail here, not in every worker
+        check_models(tagger_kwargs)  # fail here, not in every worker
         self.tagger_kwargs = tagger_kwargs
         self.options = options
         self.workers = workers
@@ -103,10 +109,8 @@ class RayRunner:
 
     def __init__(self, tagger_kwargs: dict, options: TagOptions, workers: int | None = None, *,
                  num_cpus_per_actor: float = 1.0, address: str | None = None) -> None:
-        from ..models import resolve_model
-
         require_ray()
-        resolve_model(tagger_kwargs.get("model"))  # fail here, not in every actor
+        check_models(tagger_kwargs)  # fail here, not in every actor
         self.cluster = RayOptions(workers, options.batch_size, num_cpus_per_actor, address)
         paths = {k: local_path(str(v)) for k in ("model", "labels", "stop_descriptors") if (v := tagger_kwargs.get(k))}
         self.tagger_kwargs = {**tagger_kwargs, **paths, "threads": tagger_kwargs.get("threads") or self.cluster.threads}
