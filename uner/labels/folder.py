@@ -11,7 +11,7 @@ from pathlib import Path
 import yaml
 
 from ..models import ModelNotFoundError, load_vocabulary
-from ..paths import CALIBRATION_FILE, CLUSTERS_FILE, LABEL_TABLE_FILE, TERMS_FILE, TYPES_FILE, labels_dir
+from ..paths import CALIBRATION_FILE, CLUSTERS_FILE, LABEL_TABLE_FILE, TAGGER_FILE, TERMS_FILE, TYPES_FILE, labels_dir
 from .calibration import Calibration
 from .problems import LabelError
 from .review import dump_clusters, load_clusters
@@ -75,6 +75,17 @@ class LabelsFolder:
     terms_path = _file(TERMS_FILE, "``terms.tsv``: per-term human labels.")
     table_path = _file(LABEL_TABLE_FILE, "``label_table.npz``: the compiled table the tagger reads.")
     calibration_path = _file(CALIBRATION_FILE, "``calibration.yaml``: per-type weights and thresholds (optional).")
+    tagger_path = _file(TAGGER_FILE, "``tagger.yaml``: the tagger domain these labels were made for (optional).")
+
+    def default_domain(self) -> str | None:
+        """``domain`` of ``tagger.yaml`` (a biomedical model's labels say ``biomedical``), None without the file;
+        LabelError for a malformed one."""
+        if not self.tagger_path.is_file():
+            return None
+        doc = yaml.safe_load(self.tagger_path.read_text(encoding="utf-8"))
+        if not isinstance(doc, dict) or not isinstance(doc.get("domain"), str):
+            raise LabelError([f"{self.tagger_path}:1: expected 'domain: <name>' (general | biomedical)"])
+        return doc["domain"]
 
     def load_types(self) -> TypeHierarchy:
         """The checked type hierarchy; LabelError lists its problems."""
