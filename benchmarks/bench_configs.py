@@ -24,6 +24,7 @@ GOLD = Path(__file__).resolve().parents[1].parent / "shared/data/ner/conll2003/v
 SETTINGS = {
     "previous (nouns, 1 template)": TaggerConfig(span_policy="nouns", ci_templates=(CI_TEMPLATES["is a"],),
                                                  cs_weight=0.3, min_score=0.3, subtype_share=0.5),
+    "general without name votes": TaggerConfig.for_domain("general", name_weight=0.0, name_not_entity=1.0),
     "general": TaggerConfig.for_domain("general"),
     "biomedical": TaggerConfig.for_domain("biomedical"),
 }

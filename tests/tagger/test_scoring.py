@@ -11,6 +11,7 @@ from uner.spans import Span
 from uner.tagger import Tagger, TaggerConfig
 
 TEXT = "Barack Obama visited Paris with executives of Toyota ."
+PLAIN = TaggerConfig(name_weight=0.0, name_not_entity=1.0)  # names scored like any span
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +25,7 @@ def _spans(tagger: Tagger) -> list[tuple[str, Span]]:
 
 
 def _votes(tagger: Tagger, **changes) -> np.ndarray:
-    tagger.config = dataclasses.replace(TaggerConfig(), **changes)
+    tagger.config = dataclasses.replace(PLAIN, **changes)
     return tagger.span_scores(_spans(tagger)).label_scores
 
 
@@ -73,6 +74,7 @@ def test_general_domain_tags_names_not_role_nouns(shipped):
     shipped.config = TaggerConfig.for_domain("general")
     found = {e.text: e.type for e in next(shipped.tag([TEXT]))}
     assert "executives" not in found and found.get("Barack Obama") == "PERSON", found
+    assert found.get("Toyota") == "ORGANIZATION", found  # the company, by its own labels (name votes)
     shipped.config = TaggerConfig.for_domain("general", span_policy="nouns")
     assert "executives" in {e.text for e in next(shipped.tag([TEXT]))}  # the same span, typed under "nouns"
 
@@ -105,6 +107,41 @@ def test_head_word_votes_mix_in_the_span_words_own_labels(tiny_tagger):
     assert has.any()
     np.testing.assert_allclose(mixed[has], 0.5 * plain[has] + 0.5 * own[has], atol=1e-6)
     np.testing.assert_allclose(mixed[~has], plain[~has], atol=1e-6)
+
+
+def test_one_word_names_vote_as_their_own_term_and_other_counts_less_against_names(tiny_tagger):
+    spans = _spans(tiny_tagger)
+    words = [TEXT[sp.start : sp.end].split() for _, sp in spans]
+    plain = _votes(tiny_tagger)
+    own = tiny_tagger.scorer.term_votes([w[-1] for w in words])
+    one_word_name = np.array([sp.named and len(w) == 1 for (_, sp), w in zip(spans, words)]) & (own.sum(1) > 0)
+    assert one_word_name.any() and (~one_word_name).any()  # Paris/Toyota; Barack Obama, executives
+    mixed = _votes(tiny_tagger, name_weight=0.4)
+    np.testing.assert_allclose(mixed[one_word_name], 0.6 * plain[one_word_name] + 0.4 * own[one_word_name], atol=1e-6)
+    np.testing.assert_allclose(mixed[~one_word_name], plain[~one_word_name], atol=1e-6)
+
+
+
+def test_other_counts_less_against_names_than_against_common_nouns(shipped):
+    text = 'Duran told Reuters that Pirelli shares rose 3 percent .'
+    shipped.config = PLAIN
+    spans = [(text, sp) for sp in shipped.spans_for_doc(shipped.nlp(text))]
+    named = np.array([sp.named for _, sp in spans])
+    other = shipped.scorer.not_entity_labels
+    plain = shipped.span_scores(spans).label_scores
+    assert named.any() and (~named).any() and plain[np.ix_(named, other)].sum() > 0
+    shipped.config = dataclasses.replace(PLAIN, name_not_entity=0.25)
+    damped = shipped.span_scores(spans).label_scores
+    np.testing.assert_allclose(damped[np.ix_(named, other)], 0.25 * plain[np.ix_(named, other)], atol=1e-6)
+    entity_cols = np.setdiff1d(np.arange(plain.shape[1]), other)
+    np.testing.assert_allclose(damped[:, entity_cols], plain[:, entity_cols], atol=1e-6)
+    np.testing.assert_allclose(damped[~named], plain[~named], atol=1e-6)  # common nouns keep their OTHER votes
+    shipped.config = PLAIN
+    assert "Reuters" not in {e.text for e in next(shipped.tag([text]))}  # OTHER wins without the name options
+    shipped.config = TaggerConfig()
+    assert {e.text: e.type for e in next(shipped.tag([text]))}.get("Reuters") == "ORGANIZATION"
+    with pytest.raises(ValueError):
+        TaggerConfig(name_not_entity=1.5)
 
 
 def test_calibration_weights_shift_the_winning_type(tiny_tagger):

@@ -65,6 +65,7 @@ class LabelScorer:
         self.labels = table.labels
         self.type_names, self.rollup = type_rollup([types.parent(lab) for lab in table.labels])
         self.not_entity = {self.type_names.index(t) for t in types.not_entity if t in self.type_names}
+        self.not_entity_labels = np.flatnonzero(self.rollup[:, sorted(self.not_entity)].sum(1) > 0)
         stop = set(stop_descriptors)
         self.usable = np.array([not (t.startswith("##") or len(t) < 2 or t in PUNCT or t in stop
                                      or all(c in PUNCT for c in t) or re.fullmatch(r"\[.*\]|<.*>", t))
