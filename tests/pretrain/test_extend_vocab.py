@@ -14,7 +14,9 @@ from uner.corpus import Source
 from uner.models import MaskedLM
 from uner.pretrain import (
     PretrainConfig,
+    collect_contexts,
     extend_tokenizer,
+    init_from_contexts,
     init_new_embeddings,
     mine_words,
     param_groups,
@@ -80,6 +82,41 @@ def test_new_rows_start_at_the_mean_of_their_pieces(tok, tmp_path, arch):
         assert model.cls.predictions.bias is out.bias
 
 
+# new words used exactly like old ones ("drugers" where "drug" goes) and like nothing else ("cellingly")
+USES = ["the patient was treated with drug .", "the patient was treated with drugers .",
+        "paris is the capital of france .", "tokyo is in japan .", "the gene results showed that .",
+        "the cellingly study was by the river .", "obama visited berlin ."]
+
+
+def test_collect_contexts_masks_each_occurrence_within_a_window(tok):
+    found = collect_contexts(USES * 3, tok, ["drug", "drugers", "paris", "absent"], per_word=2, window=2)
+    assert found["drug"] == ["treated with [MASK] ."] * 2 and found["drugers"] == found["drug"]
+    assert found["paris"] == ["[MASK] is the"] * 2 and found["absent"] == []
+
+
+@pytest.mark.parametrize("arch", ["bert", "roberta"])
+def test_new_rows_placed_by_context_land_on_the_old_word_used_alike(tok, tmp_path, arch):
+    new = extend_tokenizer(tok, ["drugers", "cellingly", "geneings"], tmp_path / "ext")
+    model = tiny_model(arch, len(tok))
+    init_new_embeddings(model, tok, new)
+    before = model.get_input_embeddings().weight.detach().clone()
+    anchors = ["drug", "paris", "tokyo", "gene", "obama"]  # fewer than the 32 dimensions: the fit interpolates
+    contexts = collect_contexts(USES, new, [*anchors, "drugers", "cellingly", "geneings"])
+    assert contexts["geneings"] == []
+    assert init_from_contexts(model, new, len(tok), contexts, anchors, ridge=1e-6) == 2
+    emb = model.get_input_embeddings().weight.detach()
+    drugers, cellingly, geneings = len(tok), len(tok) + 1, len(tok) + 2
+    torch.testing.assert_close(emb[drugers], before[tok.convert_tokens_to_ids("drug")], atol=2e-3, rtol=0)
+    assert not torch.allclose(emb[cellingly], before[cellingly])  # moved off the mean of its pieces
+    torch.testing.assert_close(emb[geneings], before[geneings])  # no contexts: left as it was
+    torch.testing.assert_close(emb[: len(tok)], before[: len(tok)])  # old rows untouched
+    assert model.get_output_embeddings().weight is model.get_input_embeddings().weight  # still tied
+    # a strong ridge shrinks the map to the old rows' mean: placed rows sit at the anchors' centre
+    init_from_contexts(model, new, len(tok), contexts, anchors, ridge=1e12)
+    centre = before[tok.convert_tokens_to_ids(anchors)].mean(0)
+    torch.testing.assert_close(model.get_input_embeddings().weight.detach()[cellingly], centre, atol=1e-4, rtol=0)
+
+
 @pytest.fixture()
 def corpus(tmp_path):
     path = tmp_path / "bio.txt"
@@ -96,7 +133,8 @@ def test_new_rows_train_at_the_encoder_lr(tok, corpus, tmp_path):
     cfg = PretrainConfig(sources=[str(corpus)], out_dir=str(out), init=str(enc_dir), extend_vocab=5,
                          extend_min_count=3, lr=1e-4, head_lr=1e-3)
     model, new, _, fresh, extended = load_or_build(cfg, [Source.parse(str(corpus))], out, resume=False)
-    assert extended == {"candidates": 6, "added": 5, "min_count": 3, "min_pieces": 3, "mined_from": [str(corpus)]}
+    assert extended == {"candidates": 6, "added": 5, "min_count": 3, "min_pieces": 3, "init": "context",
+                        "mined_from": [str(corpus)]}
     assert sorted(new.convert_ids_to_tokens(list(range(len(tok), len(new))))) == sorted(NEW)
     lr_of = {id(p): g["lr"] for g in param_groups(model, cfg, fresh) for p in g["params"]}
     assert lr_of[id(model.get_input_embeddings().weight)] == cfg.lr
@@ -160,3 +198,7 @@ def test_extend_vocab_needs_init(tmp_path, corpus):
     assert res.exit_code == 2
     assert res.output.strip().splitlines() == [("uner: error: --extend-vocab needs --init: only a model being "
                                                 "continued has a vocabulary to extend")]
+    res = CliRunner().invoke(app, ["pretrain", str(corpus), "-o", str(tmp_path / "x"), "--extend-vocab", "5",
+                                   "--init", "x", "--extend-init", "median", "--max-steps", "3"])
+    assert res.exit_code == 2 and res.output.strip() == "uner: error: --extend-init: unknown value 'median' (mean | context)"
+    assert not (tmp_path / "x").exists()

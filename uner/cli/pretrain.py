@@ -45,6 +45,7 @@ def pretrain(
     extend_min_count: Annotated[int, typer.Option(min=1, help="--extend-vocab: only words seen at least this often.")] = 20,
     extend_min_pieces: Annotated[int, typer.Option(min=2, help="--extend-vocab: only words split into at least this many pieces.")] = 3,
     extend_from: Annotated[Optional[list[Path]], typer.Option(help="--extend-vocab: mine words from these corpus files only (repeatable; default: the training sources).")] = None,
+    extend_init: Annotated[str, typer.Option(help="--extend-vocab: new rows start at the mean of their pieces (mean) or where the MLM head points in the word's masked contexts (context).")] = "context",
 ) -> None:
     """Train a masked LM (continue an encoder or start from scratch) on text files."""
     from ..pretrain import PretrainConfig
@@ -56,6 +57,8 @@ def pretrain(
         fail(f"--head-init: unknown value {head_init!r}")
     if max_steps is None and max_time is None:
         fail("give --max-steps or --max-time")
+    if extend_init not in ("mean", "context"):
+        fail(f"--extend-init: unknown value {extend_init!r} (mean | context)")
     if extend_vocab and init is None:
         fail("--extend-vocab needs --init: only a model being continued has a vocabulary to extend")
     for path in extend_from or ():
@@ -68,7 +71,7 @@ def pretrain(
         max_steps=max_steps, max_time=max_time, whole_word=whole_word, nsp=nsp, head_init=head_init, eval_paragraphs=eval_paragraphs,
         eval_every=eval_every, save_every=save_every, seed=seed, device=device, save_dtype=save_dtype, bf16=bf16,
         extend_vocab=extend_vocab, extend_min_count=extend_min_count, extend_min_pieces=extend_min_pieces,
-        extend_from=tuple(str(p) for p in extend_from or ()),
+        extend_from=tuple(str(p) for p in extend_from or ()), extend_init=extend_init,
     )
     try:
         metrics = run(cfg, resume=resume)

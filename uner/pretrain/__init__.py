@@ -15,9 +15,9 @@ from .config import PretrainConfig, lr_factor, run_seed
 from .data import TokenCache, WindowSampler, build_eval_set, learn_wordpiece, load_caches, mask_tokens, special_token_mask
 from .run import pretrain
 from .steps import build_model, evaluate_mlm, export_model, mlm_loss, param_groups, save_checkpoint, train_step
-from .vocab import extend_tokenizer, init_new_embeddings, mine_words, piece_stats
+from .vocab import anchor_words, collect_contexts, extend_tokenizer, init_from_contexts, init_new_embeddings, mine_words, piece_stats
 
-__all__ = ["PretrainConfig", "TokenCache", "WindowSampler", "build_eval_set", "build_model", "evaluate_mlm",
-           "export_model", "extend_tokenizer", "init_new_embeddings", "learn_wordpiece", "load_caches", "lr_factor",
+__all__ = ["PretrainConfig", "TokenCache", "WindowSampler", "anchor_words", "build_eval_set", "build_model", "collect_contexts",
+           "evaluate_mlm", "export_model", "extend_tokenizer", "init_from_contexts", "init_new_embeddings", "learn_wordpiece", "load_caches", "lr_factor",
            "mask_tokens", "mine_words", "mlm_loss", "param_groups", "piece_stats", "pretrain", "run_seed",
            "save_checkpoint", "special_token_mask", "train_step"]

@@ -50,6 +50,7 @@ class PretrainConfig:
     extend_min_count: int = 20  # … words seen at least this often
     extend_min_pieces: int = 3  # … that the tokenizer splits into at least this many pieces
     extend_from: tuple[str, ...] = ()  # … mined from these corpus files (empty: the training sources)
+    extend_init: str = "context"  # new rows start at: "mean" of their pieces | their masked "context"s' head state
     extra: dict = field(default_factory=dict)
 
 

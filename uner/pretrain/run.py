@@ -25,7 +25,7 @@ from ..models import cpu_has_bf16, resolve_model
 from .config import PretrainConfig, lr_factor, run_seed
 from .data import WindowSampler, build_eval_set, learn_wordpiece, load_caches, mask_tokens, special_token_mask
 from .steps import build_model, evaluate_mlm, export_model, param_groups, save_checkpoint, train_step
-from .vocab import extend_tokenizer, init_new_embeddings, mine_words
+from .vocab import anchor_words, collect_contexts, extend_tokenizer, init_from_contexts, init_new_embeddings, mine_words
 
 
 def load_or_build(cfg: PretrainConfig, sources: list[Source], out: Path, resume: bool):
@@ -59,23 +59,37 @@ def load_or_build(cfg: PretrainConfig, sources: list[Source], out: Path, resume:
 def extend_vocab(cfg: PretrainConfig, sources: list[Source], model: PreTrainedModel,
                  tokenizer: PreTrainedTokenizerBase, out: Path) -> tuple[PreTrainedTokenizerBase, dict]:
     """Add the sources' most frequent many-piece words to the vocabulary (see ``vocab``), each new row
-    starting at the mean of its pieces; the words go to ``out/extend_vocab.tsv``. The new rows belong to
+    starting at the mean of its pieces and then, with ``extend_init="context"``, at the head state of its
+    masked contexts in the mined files; the words go to ``out/extend_vocab.tsv``. The new rows belong to
     the input embeddings, so they train at the encoder's learning rate. ``cfg.extend_from`` mines a domain's
     files only (a biomedical model's words, not those of the general text mixed in)."""
+    if cfg.extend_init not in ("mean", "context"):
+        raise ValueError(f"extend_init must be 'mean' or 'context', not {cfg.extend_init!r}")
     paths = list(cfg.extend_from) or [s.path for s in sources]
-    paragraphs = (p for path in paths for p in read_paragraphs(path))
-    mined = mine_words(paragraphs, tokenizer, min_pieces=cfg.extend_min_pieces, min_count=cfg.extend_min_count,
+
+    def paragraphs():
+        return (p for path in paths for p in read_paragraphs(path))
+
+    mined = mine_words(paragraphs(), tokenizer, min_pieces=cfg.extend_min_pieces, min_count=cfg.extend_min_count,
                        max_words=None)
     chosen = mined[: cfg.extend_vocab]
     new_tokenizer = extend_tokenizer(tokenizer, [w for w, _, _ in chosen], out / "tokenizer")
     added = init_new_embeddings(model, tokenizer, new_tokenizer)
+    if cfg.extend_init == "context" and added:
+        anchors = anchor_words(new_tokenizer, len(tokenizer))
+        contexts = collect_contexts(paragraphs(), new_tokenizer, [*anchors, *(w for w, _, _ in chosen)])
+        amp = cfg.bf16 if cfg.bf16 is not None else cpu_has_bf16()  # before .to(device): the CPU's bf16
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bool(amp)):
+            placed = init_from_contexts(model, new_tokenizer, len(tokenizer), contexts, anchors)
+        print(f"extend-vocab: {placed} of {added} new rows placed by their masked contexts", flush=True)
     atomic_write_text(out / "extend_vocab.tsv",
                       "word\tcount\tpieces\n" + "".join(f"{w}\t{c}\t{p}\n" for w, c, p in chosen))
     examples = ", ".join([w for w, _, _ in chosen[:8]] + (["…"] if len(chosen) > 8 else []))
     print(f"extend-vocab: {added} words added of {len(mined)} candidates (min count {cfg.extend_min_count}, "
           f"≥{cfg.extend_min_pieces} pieces)" + (f"; e.g. {examples}" if chosen else ""), flush=True)
     return new_tokenizer, {"candidates": len(mined), "added": added, "min_count": cfg.extend_min_count,
-                           "min_pieces": cfg.extend_min_pieces, "mined_from": [str(p) for p in paths]}
+                           "min_pieces": cfg.extend_min_pieces, "init": cfg.extend_init,
+                           "mined_from": [str(p) for p in paths]}
 
 
 def restore(saved: dict, optimizer: torch.optim.Optimizer, state: dict, rng: np.random.Generator,

@@ -3,7 +3,10 @@
 Domain names ("tamoxifen", "lymphocytes") fall apart into word pieces in a general vocabulary, so a masked
 position can never predict them as one term. ``mine_words`` finds the frequent words the tokenizer splits
 into many pieces, ``extend_tokenizer`` appends them to the WordPiece vocabulary as ordinary whole-word
-entries (old ids unchanged), and ``init_new_embeddings`` starts each new row at the mean of its old pieces.
+entries (old ids unchanged), and ``init_new_embeddings`` starts each new row at the mean of its old pieces;
+``init_from_contexts`` then moves each new row to where the MLM head points when the word is masked in its
+corpus contexts, so that a new word starts next to the words that fill the same slots, not next to words
+that share its spelling ("hepatoma" beside "carcinoma", not beside "hepatic").
 """
 
 from __future__ import annotations
@@ -15,6 +18,9 @@ from pathlib import Path
 
 import torch
 from transformers import AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
+
+from ..io import batched
+from ..models import head_transform
 
 
 def _wordpiece(tokenizer: PreTrainedTokenizerBase):
@@ -129,6 +135,91 @@ def init_new_embeddings(model: PreTrainedModel, old_tokenizer: PreTrainedTokeniz
         if getattr(out, "bias", None) is not None:
             out.bias[old_n:new_n] = mean_of_pieces(out.bias)
     return new_n - old_n
+
+
+def collect_contexts(paragraphs: Iterable[str], tokenizer: PreTrainedTokenizerBase, words: Sequence[str], *,
+                     per_word: int = 8, window: int = 12) -> dict[str, list[str]]:
+    """Up to ``per_word`` contexts of each word: ``window`` words either side of an occurrence (as the
+    tokenizer normalises and splits text), the word itself replaced by the mask token. Streams the text and
+    stops early once every word has its contexts."""
+    split = _splitter(tokenizer)
+    wanted = set(words)
+    found: dict[str, list[str]] = {w: [] for w in words}
+    missing = len(wanted)
+    for text in paragraphs:
+        if not missing:
+            break
+        toks = split(text) if text else []
+        for i, w in enumerate(toks):
+            if w in wanted and len(found[w]) < per_word:
+                found[w].append(" ".join([*toks[max(0, i - window) : i], tokenizer.mask_token,
+                                          *toks[i + 1 : i + 1 + window]]))
+                if len(found[w]) == per_word:
+                    missing -= 1
+    return found
+
+
+@torch.no_grad()
+def context_states(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, words: Sequence[str],
+                   contexts: dict[str, list[str]], batch_size: int = 64) -> tuple[torch.Tensor, torch.Tensor]:
+    """(states, found): per word, the mean over its masked contexts of the MLM head's transformed state at the
+    mask (zeros for a word without contexts), and which words had contexts."""
+    device = model.get_input_embeddings().weight.device
+    items = sorted(((k, ctx) for k, w in enumerate(words) for ctx in contexts.get(w, ())),
+                   key=lambda item: len(item[1]))
+    sums = torch.zeros(len(words), model.config.hidden_size, device=device)
+    counts = torch.zeros(len(words), device=device)
+    was_training = model.training
+    model.eval()
+    for chunk in batched(items, batch_size):
+        enc = tokenizer([c for _, c in chunk], return_tensors="pt", padding=True, truncation=True).to(device)
+        hidden = model.base_model(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"]).last_hidden_state
+        rows, cols = (enc["input_ids"] == tokenizer.mask_token_id).nonzero(as_tuple=True)
+        target = torch.tensor([chunk[r][0] for r in rows.tolist()], device=device)
+        sums.index_add_(0, target, head_transform(model, hidden[rows, cols]).float())
+        counts.index_add_(0, target, torch.ones(len(target), device=device))
+    model.train(was_training)
+    found = counts > 0
+    sums[found] /= counts[found, None]
+    return sums, found
+
+
+def anchor_words(tokenizer: PreTrainedTokenizerBase, first_new: int, n: int = 3000) -> list[str]:
+    """Old whole words to learn the state → row map from: alphabetic entries of ≥ 4 letters, from id 1,500
+    on (BERT vocabularies put specials, unused slots and characters first, then words by frequency)."""
+    vocab = tokenizer.convert_ids_to_tokens(list(range(min(1500, first_new), first_new)))
+    return [w for w in vocab if w.isalpha() and len(w) >= 4][:n]
+
+
+@torch.no_grad()
+def init_from_contexts(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, first_new: int,
+                       contexts: dict[str, list[str]], anchors: Sequence[str], ridge: float = 100.0,
+                       batch_size: int = 64) -> int:
+    """Place the input (and tied output) row of each new id ≥ ``first_new`` by where the MLM head points when
+    its word is masked in ``contexts``. The head state of a word's contexts is mapped to an embedding row by a
+    ridge regression fitted on old words (``anchors``, contexts in the same dict): their mean context states
+    against their trained rows. So a new row lands among the words that fill the same slots, with the scale
+    and offset that old rows have (a raw state would outscore every old word at every mask). Returns the
+    number of rows set (words without contexts, and every row when no anchor has contexts, stay as they are).
+    """
+    emb = model.get_input_embeddings().weight
+    new_words = tokenizer.convert_ids_to_tokens(list(range(first_new, emb.shape[0])))
+    states, found = context_states(model, tokenizer, [*anchors, *new_words], contexts, batch_size)
+    ids = torch.tensor(tokenizer.convert_tokens_to_ids(list(anchors)), dtype=torch.long, device=emb.device)
+    known = found[: len(anchors)]
+    if int(known.sum()) < 2 or not bool(found[len(anchors):].any()):
+        return 0
+    x, y = states[: len(anchors)][known], emb[ids[known]].float()
+    x_mean, y_mean = x.mean(0), y.mean(0)
+    xc = x - x_mean
+    weights = torch.linalg.solve(xc.T @ xc + ridge * torch.eye(x.shape[1], device=emb.device), xc.T @ (y - y_mean))
+    new_found = found[len(anchors):]
+    rows = ((states[len(anchors):][new_found] - x_mean) @ weights + y_mean).to(emb.dtype)
+    emb[first_new:][new_found] = rows
+    out = model.get_output_embeddings()
+    if out is not None and out.weight is not emb:
+        out.weight[first_new:][new_found] = rows.to(out.weight.dtype)
+    return int(new_found.sum())
 
 
 def piece_stats(words: Sequence[str], tokenizer: PreTrainedTokenizerBase) -> dict[str, float]:
