@@ -130,8 +130,11 @@ def test_type_picker_and_term_label(browser, full_server):
     a = focused(browser)
     press(browser, "t")
     press(browser, "univ")  # type-ahead: UNIV (universities), a subtype of ORGANIZATION
-    first = browser.find_element("css selector", "#picker-list li")
-    assert first.get_attribute("data-name") == "UNIV" and "subtype" in first.get_attribute("class")
+    # the list re-renders on every key: read the settled first row in one script, not a stale element
+    first = wait(browser, lambda d: d.execute_script(
+        "const li = document.querySelector('#picker-list li');"
+        "return li && li.dataset.name === 'UNIV' && li.className"))
+    assert "subtype" in first
     press(browser, "\ue007")
     assert focused(browser) != a
     settled(browser)
