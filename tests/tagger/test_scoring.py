@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from uner.spans import Span
+from uner.spans import Span, given_spans
 from uner.tagger import Tagger, TaggerConfig
 
 TEXT = "Barack Obama visited Paris with executives of Toyota ."
@@ -25,8 +25,12 @@ def _spans(tagger: Tagger) -> list[tuple[str, Span]]:
 
 
 def _votes(tagger: Tagger, **changes) -> np.ndarray:
+    return _votes_of(tagger, _spans(tagger), **changes)
+
+
+def _votes_of(tagger: Tagger, spans: list[tuple[str, Span]], **changes) -> np.ndarray:
     tagger.config = dataclasses.replace(PLAIN, **changes)
-    return tagger.span_scores(_spans(tagger)).label_scores
+    return tagger.span_scores(spans).label_scores
 
 
 def test_cs_weight_blends_the_context_dependent_and_independent_votes(tiny_tagger):
@@ -107,6 +111,18 @@ def test_head_word_votes_mix_in_the_span_words_own_labels(tiny_tagger):
     assert has.any()
     np.testing.assert_allclose(mixed[has], 0.5 * plain[has] + 0.5 * own[has], atol=1e-6)
     np.testing.assert_allclose(mixed[~has], plain[~has], atol=1e-6)
+
+
+def test_a_number_ending_a_span_casts_no_head_vote(shipped):
+    """"caspase - 9": a trailing number is not the span's head (its own labels say MEASURE); a word is."""
+    text = "Activation of caspase - 9 requires nuclear factor 1 and IL-2 mRNA ."
+    offsets = [(text.index(s), text.index(s) + len(s)) for s in ("caspase - 9", "nuclear factor 1", "IL-2 mRNA")]
+    spans = [(text, sp) for sp in given_spans(shipped.nlp(text), offsets)]
+    assert (shipped.scorer.term_votes(["9", "1", "mRNA"]).sum(1) > 0).all()  # all three have labels to vote with
+    plain = _votes_of(shipped, spans, head_weight=0.0)
+    headed = _votes_of(shipped, spans, head_weight=0.5)
+    np.testing.assert_allclose(headed[:2], plain[:2], atol=1e-6)
+    assert not np.allclose(headed[2], plain[2])  # "mrna" is a head and votes
 
 
 def test_one_word_names_vote_as_their_own_term_and_other_counts_less_against_names(tiny_tagger):

@@ -300,7 +300,8 @@ class Tagger(BaseTagger):
         cfg = self.config
         if cfg.head_weight or cfg.name_weight:
             words = [text[sp.start : sp.end].split() for text, sp in spans]
-            own = self.scorer.term_votes([w[-1] for w in words])
+            # a trailing number is not the head ("caspase - 9", "nuclear factor 1"): it would vote MEASURE
+            own = self.scorer.term_votes([w[-1] if any(c.isalpha() for c in w[-1]) else "" for w in words])
             weight = np.array([max(cfg.head_weight, cfg.name_weight) if sp.named and len(w) == 1 else cfg.head_weight
                                for (_, sp), w in zip(spans, words)], np.float32)[:, None] * (own.sum(1, keepdims=True) > 0)
             votes = (1 - weight) * votes + weight * own
