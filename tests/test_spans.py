@@ -55,3 +55,11 @@ def test_inline_marks_join_consecutive_words():
     assert text == "Barack Obama met Merkel in Paris ."
     assert [text[a:b] for a, b in spans] == ["Barack Obama", "Merkel", "Paris"]
 
+
+
+def test_of_joins_only_after_a_word_the_caller_accepts():
+    text = "Keith O'Neill of Norwich City scored , the Bank of England said ."
+    doc = load_spacy()(text)
+    spans = {text[s.start : s.end] for s in candidate_spans(doc, policy="named", of_head=lambda w: w == "Bank")}
+    assert {"Keith O'Neill", "Norwich City", "Bank of England"} <= spans
+    assert "Keith O'Neill of Norwich City" in {text[s.start : s.end] for s in candidate_spans(doc, policy="named")}

@@ -9,7 +9,9 @@ Two span policies (``SPAN_POLICIES``):
   "LONDON 1996-08-30" hold names, not one entity).
 - ``named`` (general text): inside those runs, the maximal stretches of name-like tokens — proper
   nouns, capitalised words that do not open the sentence, letter+digit shapes ("BRCA1",
-  "COVID-19") — joined across "of", "de", "&" … when a name follows ("Bank of England"). What is
+  "COVID-19") — joined across "of", "de", "&" … when a name follows ("Bank of England"; across "of" only
+  when the word before it passes the caller's ``of_head`` test, so that "Keith O'Neill of Norwich City" stays
+  two names: the tagger's test is "a common vocabulary word, not a person's", true of "Bank"). What is
   left of a run is still a candidate but marked ``named=False``: the tagger keeps such a common
   noun only when its votes are very confident. Casing comes from the input text, so this works
   with uncased models too.
@@ -20,6 +22,7 @@ Offsets are character offsets into the original text.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -57,8 +60,10 @@ def load_spacy(name: str = DEFAULT_SPACY_MODEL):
         raise OSError(f"spaCy pipeline {name!r} is not installed ({how})") from None
 
 
-def candidate_spans(doc, tags: frozenset[str] = SPAN_TAGS, policy: str = "nouns") -> list[Span]:
-    """Candidate spans of a parsed doc under a span policy (see the module docstring)."""
+def candidate_spans(doc, tags: frozenset[str] = SPAN_TAGS, policy: str = "nouns",
+                    of_head: Callable[[str], bool] | None = None) -> list[Span]:
+    """Candidate spans of a parsed doc under a span policy (see the module docstring). ``of_head``: under
+    ``named``, two names are joined across "of" only when it is true of the word before "of" (None: always)."""
     if policy not in SPAN_POLICIES:
         raise ValueError(f"unknown span policy {policy!r} (choose from {', '.join(SPAN_POLICIES)})")
     out = []
@@ -67,7 +72,8 @@ def candidate_spans(doc, tags: frozenset[str] = SPAN_TAGS, policy: str = "nouns"
         if policy == "nouns":
             out += [_span(run, sent) for run in runs]
         else:
-            out += _join_names([_span(part, sent, named) for run in runs for part, named in _name_parts(run)], sent)
+            out += _join_names([_span(part, sent, named) for run in runs for part, named in _name_parts(run)], sent,
+                               of_head)
     return out
 
 
@@ -109,8 +115,9 @@ def _name_parts(run: list) -> list[tuple[list, bool]]:
     return [(t, named) for t, named in ((_trim(p), n) for p, n in parts) if t]
 
 
-def _join_names(spans: list[Span], sent) -> list[Span]:
-    """Join two named spans of the sentence separated by exactly one connector word ("Bank of England")."""
+def _join_names(spans: list[Span], sent, of_head: Callable[[str], bool] | None = None) -> list[Span]:
+    """Join two named spans of the sentence separated by exactly one connector word ("Bank of England"; for
+    "of", only when ``of_head`` accepts the word before it)."""
     doc = sent.doc
     out: list[Span] = []
     for sp in spans:
@@ -118,7 +125,8 @@ def _join_names(spans: list[Span], sent) -> list[Span]:
         if prev is not None and prev.named and sp.named and prev.sent_start == sp.sent_start:
             between = doc.char_span(prev.end, sp.start, alignment_mode="expand")
             words = [t for t in between if not t.is_space] if between is not None else []
-            if len(words) == 1 and words[0].lower_ in NAME_CONNECTORS:
+            if len(words) == 1 and words[0].lower_ in NAME_CONNECTORS and (
+                    words[0].lower_ != "of" or of_head is None or of_head(doc[words[0].i - 1].text)):
                 out[-1] = Span(prev.start, sp.end, prev.sent_start, prev.sent_end, True, sp.head_tag)
                 continue
         out.append(sp)

@@ -125,6 +125,16 @@ def test_a_number_ending_a_span_casts_no_head_vote(shipped):
     assert not np.allclose(headed[2], plain[2])  # "mrna" is a head and votes
 
 
+def test_common_words_head_of_names_and_person_words_do_not(shipped):
+    """"Bank of England" is one name, "Keith O'Neill of Norwich City" two: the word before "of" decides."""
+    assert shipped.scorer.is_common_word("Bank") and shipped.scorer.is_common_word("University")
+    assert not shipped.scorer.is_common_word("Keith") and not shipped.scorer.is_common_word("O'Neill")
+    shipped.config = TaggerConfig()
+    text = "Keith O'Neill of Norwich City scored , the Bank of England said ."
+    found = {text[s.start : s.end] for s in shipped.spans_for_doc(shipped.nlp(text))}
+    assert {"Keith O'Neill", "Norwich City", "Bank of England"} <= found
+
+
 def test_one_word_names_vote_as_their_own_term_and_other_counts_less_against_names(tiny_tagger):
     spans = _spans(tiny_tagger)
     words = [TEXT[sp.start : sp.end].split() for _, sp in spans]

@@ -190,7 +190,7 @@ class BaseTagger(ABC):
         """Caller-given spans placed in their sentences, or the candidate spans of a parsed doc."""
         if given is not None:
             return given_spans(doc, given)
-        return candidate_spans(doc, self.config.span_tags, self.config.span_policy)
+        return candidate_spans(doc, self.config.span_tags, self.config.span_policy, self.scorer.is_common_word)
 
     def _tag_batch(self, batch: list[tuple[str, list | None]], explain: bool,
                    cache: PredictionCache | None = None, rejected: bool = False) -> list[list[Entity]]:

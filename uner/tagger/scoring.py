@@ -88,6 +88,15 @@ class LabelScorer:
                 out[row] = self.dist[i]
         return out
 
+    def is_common_word(self, word: str) -> bool:
+        """A vocabulary term (lower-cased) whose own labels are not mostly a person's: "Bank", "University",
+        "Republic" head names such as "Bank of England"; "O'Neill" (no term) and "Keith" (a person) do not."""
+        i = self.index.get(word.lower())
+        if i is None:
+            return False
+        types = self.dist[i] @ self.rollup
+        return not types.any() or self.type_names[int(np.argmax(types))] != "PERSON"
+
     def describe(self, ids: np.ndarray, logits: np.ndarray) -> list[list[dict]]:
         """The usable descriptors of each input with their logits and strongest label."""
         return [[{"term": self.vocab[i], "logit": round(float(lg), 3),
