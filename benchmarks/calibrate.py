@@ -55,7 +55,7 @@ def main() -> None:
     weights = {t: w for t, w in weights.items() if w != 1.0}
     print(f"calibrated: mean end-to-end F1 {best:.4f}; weights {weights}")
     if args.write:
-        folder = LabelsFolder(args.labels) if args.labels else LabelsFolder.for_model(tagger.mlm.name)
+        folder = LabelsFolder.of(args.labels, tagger.mlm.name)
         note = (f"fitted by `python -m benchmarks.calibrate --limit {args.limit}` on the dev splits of "
                 f"{', '.join(names)} (mean end-to-end strict F1 {best:.4f}); no train split used")
         Calibration(weights, {}, note).save(folder.calibration_path)

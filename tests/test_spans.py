@@ -56,7 +56,6 @@ def test_inline_marks_join_consecutive_words():
     assert [text[a:b] for a, b in spans] == ["Barack Obama", "Merkel", "Paris"]
 
 
-
 def test_of_joins_only_after_a_word_the_caller_accepts():
     text = "Keith O'Neill of Norwich City scored , the Bank of England said ."
     doc = load_spacy()(text)

@@ -54,8 +54,6 @@ def make_uner(nlp: Language, name: str, model: str | None, labels: str | None, o
     from .labels import LabelsFolder
     from .tagger import TaggerConfig
 
-    folder = LabelsFolder(labels) if labels else LabelsFolder.for_model(model)
-    config = (TaggerConfig.for_domain(domain, top_k=top_k) if domain
-              else TaggerConfig.for_labels(folder, top_k=top_k))
+    config = TaggerConfig.for_labels(LabelsFolder.of(labels, model), domain, top_k=top_k)
     tagger = Tagger.from_pretrained(model, labels, config=config)
     return UnerComponent(nlp, tagger, overwrite)

@@ -147,7 +147,6 @@ def test_one_word_names_vote_as_their_own_term_and_other_counts_less_against_nam
     np.testing.assert_allclose(mixed[~one_word_name], plain[~one_word_name], atol=1e-6)
 
 
-
 def test_other_counts_less_against_names_than_against_common_nouns(shipped):
     text = 'Duran told Reuters that Pirelli shares rose 3 percent .'
     shipped.config = PLAIN

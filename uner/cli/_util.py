@@ -46,15 +46,13 @@ def tagger_config(domain: Optional[str], span_policy: Optional[str] = None, min_
                   top_k: Optional[int] = None, model: Optional[str] = None, labels: Optional[Path] = None):
     """The domain's TaggerConfig (default: the one the labels were made for) with the options given on the
     command line; exit 2 on a bad value."""
-    from ..labels import LabelError, LabelsFolder
+    from ..labels import LabelsFolder
     from ..tagger import TaggerConfig
 
     changes = {k: v for k, v in (("span_policy", span_policy), ("min_score", min_score), ("top_k", top_k))
                if v is not None}
     try:
-        if domain:
-            return TaggerConfig.for_domain(domain, **changes)
-        return TaggerConfig.for_labels(LabelsFolder(labels) if labels else LabelsFolder.for_model(model), **changes)
+        return TaggerConfig.for_labels(LabelsFolder.of(labels, model), domain, **changes)
     except ValueError as exc:  # (LabelError too)
         fail(str(exc))
 

@@ -41,7 +41,7 @@ def fill(
         results = mlm.top_k(lines, k=top_k)
     except ValueError as exc:
         fail(str(exc))
-    folder = LabelsFolder(labels) if labels else LabelsFolder.for_model(mlm.name)
+    folder = LabelsFolder.of(labels, mlm.name)
     typed = term_types(folder.load_table(), folder.load_types()) if folder.has_table() else None
     for text, preds in zip(lines, results):
         typer.echo(text)

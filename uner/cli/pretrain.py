@@ -49,6 +49,7 @@ def pretrain(
 ) -> None:
     """Train a masked LM (continue an encoder or start from scratch) on text files."""
     from ..pretrain import PretrainConfig
+    from ..pretrain.config import EXTEND_INITS
     from ..pretrain import pretrain as run
 
     if schedule not in ("linear", "cosine", "constant"):
@@ -57,8 +58,8 @@ def pretrain(
         fail(f"--head-init: unknown value {head_init!r}")
     if max_steps is None and max_time is None:
         fail("give --max-steps or --max-time")
-    if extend_init not in ("mean", "context"):
-        fail(f"--extend-init: unknown value {extend_init!r} (mean | context)")
+    if extend_init not in EXTEND_INITS:
+        fail(f"--extend-init: unknown value {extend_init!r} ({' | '.join(EXTEND_INITS)})")
     if extend_vocab and init is None:
         fail("--extend-vocab needs --init: only a model being continued has a vocabulary to extend")
     for path in extend_from or ():

@@ -63,6 +63,11 @@ class LabelsFolder:
         return cls(labels_dir(model_name))
 
     @classmethod
+    def of(cls, labels: str | os.PathLike | None, model_name: str | None = None) -> LabelsFolder:
+        """The folder ``labels`` when given, else the labels folder of ``model_name`` (the default model's)."""
+        return cls(labels) if labels is not None else cls.for_model(model_name)
+
+    @classmethod
     def existing(cls, path: str | os.PathLike | None = None) -> LabelsFolder:
         """The folder at ``path`` (default: the default model's); FileNotFoundError unless it is a folder."""
         folder = cls(path) if path is not None else cls.for_model()

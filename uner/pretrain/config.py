@@ -11,6 +11,9 @@ from pathlib import Path
 import torch
 
 
+EXTEND_INITS = ("mean", "context")  # where --extend-vocab starts new rows (see vocab.py)
+
+
 @dataclass
 class PretrainConfig:
     """Every setting of a pretraining run (saved with the run for reproducibility)."""
@@ -50,7 +53,7 @@ class PretrainConfig:
     extend_min_count: int = 20  # … words seen at least this often
     extend_min_pieces: int = 3  # … that the tokenizer splits into at least this many pieces
     extend_from: tuple[str, ...] = ()  # … mined from these corpus files (empty: the training sources)
-    extend_init: str = "context"  # new rows start at: "mean" of their pieces | their masked "context"s' head state
+    extend_init: str = "context"  # EXTEND_INITS: new rows start at the "mean" of their pieces or their "context"s' state
     extra: dict = field(default_factory=dict)
 
 

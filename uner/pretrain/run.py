@@ -22,7 +22,7 @@ from transformers import (
 from ..corpus import Source, read_paragraphs
 from ..io import atomic_write_text
 from ..models import cpu_has_bf16, resolve_model
-from .config import PretrainConfig, lr_factor, run_seed
+from .config import EXTEND_INITS, PretrainConfig, lr_factor, run_seed
 from .data import WindowSampler, build_eval_set, learn_wordpiece, load_caches, mask_tokens, special_token_mask
 from .steps import build_model, evaluate_mlm, export_model, param_groups, save_checkpoint, train_step
 from .vocab import anchor_words, collect_contexts, extend_tokenizer, init_from_contexts, init_new_embeddings, mine_words
@@ -63,8 +63,8 @@ def extend_vocab(cfg: PretrainConfig, sources: list[Source], model: PreTrainedMo
     masked contexts in the mined files; the words go to ``out/extend_vocab.tsv``. The new rows belong to
     the input embeddings, so they train at the encoder's learning rate. ``cfg.extend_from`` mines a domain's
     files only (a biomedical model's words, not those of the general text mixed in)."""
-    if cfg.extend_init not in ("mean", "context"):
-        raise ValueError(f"extend_init must be 'mean' or 'context', not {cfg.extend_init!r}")
+    if cfg.extend_init not in EXTEND_INITS:
+        raise ValueError(f"extend_init must be one of {', '.join(EXTEND_INITS)}, not {cfg.extend_init!r}")
     paths = list(cfg.extend_from) or [s.path for s in sources]
 
     def paragraphs():

@@ -96,12 +96,14 @@ class TaggerConfig:
         return cls(**{**DOMAINS[domain], **changes})
 
     @classmethod
-    def for_labels(cls, folder: LabelsFolder, **changes) -> TaggerConfig:
-        """The settings of the domain ``folder``'s labels were made for (its ``tagger.yaml``; general without
-        one), with ``changes`` on top: ``uner tag --model uner-bio`` reads biomedical text without ``--domain``."""
-        domain = folder.default_domain() or "general"
-        try:
+    def for_labels(cls, folder: LabelsFolder, domain: str | None = None, **changes) -> TaggerConfig:
+        """The settings of ``domain`` when given, else of the domain ``folder``'s labels were made for (its
+        ``tagger.yaml``; general without one), with ``changes`` on top: ``uner tag --model uner-bio`` reads
+        biomedical text without ``--domain``."""
+        if domain:
             return cls.for_domain(domain, **changes)
+        try:
+            return cls.for_domain(folder.default_domain() or "general", **changes)
         except ValueError as exc:
             raise ValueError(f"{folder.tagger_path}: {exc}") from None
 
@@ -243,7 +245,8 @@ class Tagger(BaseTagger):
                         stop_descriptors: str | Path | None = None, calibrate: bool = True,
                         **mlm_kwargs) -> Tagger:
         """The embedded model and its shipped labels by default; any model folder with its labels folder.
-        ``config`` defaults to the settings of the labels' domain (``TaggerConfig.for_labels``). ``calibrate``: apply the folder's ``calibration.yaml`` (per-type weights and thresholds) when it has one.
+        ``config`` defaults to the settings of the labels' domain (``TaggerConfig.for_labels``). ``calibrate``:
+        apply the folder's ``calibration.yaml`` (per-type weights and thresholds) when it has one.
 
         ``mlm_kwargs`` go to ``MaskedLM.from_pretrained``; ``dtype`` defaults to ``"auto"`` here
         (bfloat16 where it measures faster on this CPU, else float32; float16 on GPUs).
@@ -251,7 +254,7 @@ class Tagger(BaseTagger):
         mlm_kwargs.setdefault("dtype", "auto")
         nlp = load_spacy(spacy_model or DEFAULT_SPACY_MODEL)  # a missing parser fails before the model loads
         mlm = MaskedLM.from_pretrained(model, **mlm_kwargs)
-        folder = LabelsFolder(labels) if labels is not None else LabelsFolder.for_model(mlm.name)
+        folder = LabelsFolder.of(labels, mlm.name)
         config = config or TaggerConfig.for_labels(folder)
         table = folder.load_table()
         stops = Path(stop_descriptors).read_text(encoding="utf-8").split() if stop_descriptors else ()
