@@ -157,6 +157,28 @@ def test_ensemble_combines_members_per_span(tiny, tmp_path):
     assert [e.to_dict() for e in next(Ensemble([person]).tag(text))] == [e.to_dict() for e in next(person.tag(text))]
 
 
+def test_expert_member_votes_only_on_spans_of_its_types(tiny, tmp_path):
+    from uner.labels import LabelError
+    from uner.tagger import Ensemble
+
+    person, cell = single_label_tagger(tiny, tmp_path, "PERSON"), single_label_tagger(tiny, tmp_path, "CELL")
+    text = ["Barack Obama visited Paris ."]
+    alone = [e.to_dict() for e in next(person.tag(text))]
+    tagger_yaml = tmp_path / "CELL" / "tagger.yaml"
+    tagger_yaml.write_text("domain: general\nexpert_types: [DISEASE]\n")
+    outside = Tagger.from_pretrained(str(tiny[0]), tmp_path / "CELL", device="cpu")
+    assert outside.expert_types == {"DISEASE"}
+    # the cell model types every span as a body part, not a disease: it abstains, the person model decides alone
+    assert [e.to_dict() for e in next(Ensemble([person, outside], weights=[1, 3]).tag(text))] == alone
+    tagger_yaml.write_text("domain: general\nexpert_types: [BODY_PART_OR_ORGAN_COMPONENT]\n")
+    inside = Tagger.from_pretrained(str(tiny[0]), tmp_path / "CELL", device="cpu")
+    assert {e.type for e in next(Ensemble([person, inside], weights=[1, 3]).tag(text))} == {
+        "BODY_PART_OR_ORGAN_COMPONENT"}
+    tagger_yaml.write_text("domain: general\nexpert_types: [SPACESHIP]\n")
+    with pytest.raises(LabelError, match="tagger.yaml: expert_types: unknown type SPACESHIP"):
+        Tagger.from_pretrained(str(tiny[0]), tmp_path / "CELL", device="cpu")
+
+
 def test_ensemble_from_specs_reads_model_and_labels(tiny, tagger):
     from uner.tagger import Ensemble
 

@@ -82,15 +82,31 @@ class LabelsFolder:
     calibration_path = _file(CALIBRATION_FILE, "``calibration.yaml``: per-type weights and thresholds (optional).")
     tagger_path = _file(TAGGER_FILE, "``tagger.yaml``: the tagger domain these labels were made for (optional).")
 
-    def default_domain(self) -> str | None:
-        """``domain`` of ``tagger.yaml`` (a biomedical model's labels say ``biomedical``), None without the file;
-        LabelError for a malformed one."""
+    def _tagger_settings(self) -> dict:
+        """``tagger.yaml`` as a mapping ({} without the file); LabelError for a malformed one."""
         if not self.tagger_path.is_file():
-            return None
+            return {}
         doc = yaml.safe_load(self.tagger_path.read_text(encoding="utf-8"))
         if not isinstance(doc, dict) or not isinstance(doc.get("domain"), str):
             raise LabelError([f"{self.tagger_path}:1: expected 'domain: <name>' (general | biomedical)"])
-        return doc["domain"]
+        return doc
+
+    def default_domain(self) -> str | None:
+        """``domain`` of ``tagger.yaml`` (a biomedical model's labels say ``biomedical``), None without the file;
+        LabelError for a malformed one."""
+        return self._tagger_settings().get("domain")
+
+    def expert_types(self, known_types: Sequence[str] = ()) -> frozenset[str]:
+        """``expert_types`` of ``tagger.yaml``: the types these labels are a domain expert in (in an ensemble
+        the model votes only on spans it types as one of them); empty (votes on every span) without the entry.
+        LabelError for an entry that is not a list of names, or names a type outside ``known_types`` (if given)."""
+        names = self._tagger_settings().get("expert_types", [])
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise LabelError([f"{self.tagger_path}: expert_types: expected a list of type names"])
+        unknown = sorted(set(names) - set(known_types)) if known_types else []
+        if unknown:
+            raise LabelError([f"{self.tagger_path}: expert_types: unknown type {', '.join(unknown)}"])
+        return frozenset(names)
 
     def load_types(self) -> TypeHierarchy:
         """The checked type hierarchy; LabelError lists its problems."""

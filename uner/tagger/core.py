@@ -231,8 +231,9 @@ class Tagger(BaseTagger):
 
     def __init__(self, mlm: MaskedLM, table: LabelTable, types: TypeHierarchy, nlp=None,
                  config: TaggerConfig | None = None, stop_descriptors: Iterable[str] = (),
-                 calibration: Calibration = Calibration()) -> None:
+                 calibration: Calibration = Calibration(), expert_types: Iterable[str] = ()) -> None:
         self.mlm = mlm
+        self.expert_types = frozenset(expert_types)  # in an ensemble: vote only on spans typed as one of these
         self.types = types
         self.config = config or TaggerConfig()
         self.table = table
@@ -259,8 +260,9 @@ class Tagger(BaseTagger):
         table = folder.load_table()
         stops = Path(stop_descriptors).read_text(encoding="utf-8").split() if stop_descriptors else ()
         types = folder.load_types()
-        calibration = folder.load_calibration([types.parent(lab) for lab in table.labels]) if calibrate else Calibration()
-        return cls(mlm, table, types, nlp, config, stops, calibration)
+        known = [types.parent(lab) for lab in table.labels]
+        calibration = folder.load_calibration(known) if calibrate else Calibration()
+        return cls(mlm, table, types, nlp, config, stops, calibration, folder.expert_types(known))
 
     def _fit(self, text: str) -> str:
         """Crop context words around the single mask until the input fits the model window."""

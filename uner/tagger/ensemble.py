@@ -13,7 +13,12 @@ from .scoring import SpanScores
 
 
 class Ensemble(BaseTagger):
-    """Member taggers' label votes, weighted and averaged per span.
+    """Member taggers' label votes, weighted and averaged per span over the members that vote on it.
+
+    A member with ``expert_types`` (its labels' ``tagger.yaml``: the biomedical model's DRUG, DISEASE, GENE …)
+    votes on a span only when it types the span as one of them: a domain model speaks on its own domain's
+    spans and leaves general text to the general model (WNUT-17 dev, given spans: averaging every span
+    0.357, gated 0.370, the general model alone 0.369; the biomedical dev sets rise too).
 
     Spans, parsing, config, descriptors (``explain``), ``mlm``, ``types`` and ``scorer`` come from the
     first member; each member scores with its own model, labels and config.
@@ -38,14 +43,21 @@ class Ensemble(BaseTagger):
         return cls([first, *members])
 
     def span_scores(self, spans: Sequence[tuple[str, Span]], cache: PredictionCache | None = None) -> SpanScores:
-        """Each member's label votes mapped onto the union of label names, weighted and averaged."""
+        """Each member's label votes mapped onto the union of label names, weighted and averaged over the
+        members that vote on each span (a member abstains where it has no votes or its expert types gate it)."""
         parts = [m.span_scores(spans, cache) for m in self.members]
         labels = list(dict.fromkeys(lab for p in parts for lab in p.labels))
         col = {lab: j for j, lab in enumerate(labels)}
         total = np.zeros((len(spans), len(labels)), dtype=np.float32)
-        for w, p in zip(self.weights, parts):
-            total[:, [col[lab] for lab in p.labels]] += w * p.label_scores
-        total /= sum(self.weights)
+        voting = np.zeros((len(spans), 1), dtype=np.float32)
+        for w, m, p in zip(self.weights, self.members, parts):
+            on = w * (p.label_scores.sum(1, keepdims=True) > 0)
+            if m.expert_types:
+                top = np.asarray(p.type_names)[np.argmax(p.label_scores @ p.rollup, axis=1)]
+                on = on * np.isin(top, list(m.expert_types))[:, None]
+            total[:, [col[lab] for lab in p.labels]] += on * p.label_scores
+            voting += on
+        total = np.divide(total, voting, out=np.zeros_like(total), where=voting > 0)
         parent = {lab: m.types.parent(lab) for m in self.members for lab in m.scorer.labels}
         type_names, rollup = type_rollup([parent[lab] for lab in labels])
         not_entity = {type_names.index(t) for m in self.members for t in m.types.not_entity if t in type_names}
