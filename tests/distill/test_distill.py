@@ -8,6 +8,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 import spacy
 from spacy.tokens import DocBin
@@ -85,7 +86,8 @@ def test_pipeline_student_learns_the_teachers_labels(tiny, tmp_path):
     gold.write_text("Obama NNP B-NP B-PER\nvisited VBD B-VP O\nParis NNP B-NP B-LOC\n. . O O\n")
     res = uner(*distill_args(tiny, corpus, work, out, 80), "--rounds", "2", "--dev", str(gold))
     assert res.returncode == 0, res.stderr
-    assert {"sample.json", "sentences.txt", "teach.jsonl", "round2", "dev.json"} <= {p.name for p in work.iterdir()}
+    assert {"sample.json", "sentences.txt", "teach.jsonl", "vectors", "round2", "dev.json"} <= {
+        p.name for p in work.iterdir()}
     dev = json.loads((work / "dev.json").read_text())
     f1 = {r: d[f"conll2003/{gold.name}"]["micro"]["f1"] for r, d in dev.items()}
     chosen = 2 if f1["round2"] > f1["round1"] else 1  # a round is kept only if it is better on dev
@@ -97,6 +99,8 @@ def test_pipeline_student_learns_the_teachers_labels(tiny, tmp_path):
     teacher = {(i, e["start"], e["end"], e["type"]) for i, r in enumerate(taught) for e in r["entities"] if e["named"]}
     assert len(teacher) > 50  # (names: common nouns are not learned as entities)
     student = Student.from_pretrained(work / "student")  # round 1: taught by the masked-LM tagger
+    vectors = student.nlp.vocab.vectors  # the teacher's word vectors came along, under each casing
+    assert vectors.shape[0] > 10 and all(student.nlp.vocab.has_vector(w) for w in ("paris", "Paris", "PARIS"))
     learned = {(i, e.start, e.end, e.type) for i, ents in enumerate(student.tag([r["text"] for r in taught]))
                for e in ents}
     assert len(teacher & learned) / len(teacher) > 0.8  # the student reproduces its training labels (0.875 seen)
@@ -111,6 +115,22 @@ def test_pipeline_student_learns_the_teachers_labels(tiny, tmp_path):
     for ent in recs[0]["entities"]:
         assert set(ent) == {"text", "start", "end", "type", "subtype", "score"}
         assert recs[0]["text"][ent["start"]:ent["end"]] == ent["text"]
+
+
+def test_teacher_vectors_keep_whole_words_with_their_types(tmp_path):
+    from uner.distill.vectors import teacher_vectors, write_vectors
+
+    vocab = ["[CLS]", "##ing", "a", "1990", "paris", "toyota", "o'neill", "rome"]
+    rng = np.random.default_rng(0)
+    types = np.zeros((len(vocab), 2), np.float32)
+    types[vocab.index("toyota"), 1] = 1.0
+    words, vectors = teacher_vectors(rng.normal(size=(len(vocab), 8)), vocab, types, dims=3)
+    assert words == ["paris", "toyota", "o'neill", "rome"] and vectors.shape == (4, 5)
+    assert vectors[1, 3:].tolist() == [0.0, 2.0] and not vectors[0, 3:].any()  # type votes, scaled
+    nlp = spacy.load(write_vectors(words, vectors, tmp_path / "vectors"))
+    for form in ("toyota", "Toyota", "TOYOTA"):
+        assert nlp.vocab.get_vector(form).tolist() == pytest.approx(vectors[1].tolist())
+    assert not nlp.vocab.has_vector("1990") and not nlp.vocab.has_vector("ing")
 
 
 def test_killed_teacher_resumes_to_the_same_files(tiny, tmp_path):

@@ -36,6 +36,8 @@ def distill(
                                                             "settings only, never training data).")] = None,
     rounds: Annotated[int, typer.Option(min=1, help="Training rounds; round 2+ relabels with the best student so far "
                                                     "and is kept only if the mean dev F1 rises (needs --dev).")] = 1,
+    vectors: Annotated[bool, typer.Option(help="Give the student the teacher's word vectors (embedding and label "
+                                               "types of each vocabulary word) beside its hash embeddings.")] = True,
 ) -> None:
     """Teacher-tag a corpus, keep its confident labels, train a spaCy student on them (no gold labels)."""
     from ..distill import DistillConfig, SelectConfig, TrainConfig, distill as run
@@ -43,7 +45,7 @@ def distill(
     settings = dict(sentences=sentences, seed=seed, model=model, labels=str(labels) if labels else None,
                     workers=workers, select=SelectConfig(min_score=min_score, other_min_score=other_min_score),
                     train=TrainConfig(max_steps=max_steps, eval_frequency=eval_frequency, lowercase=lowercase, seed=seed),
-                    dev=[str(d) for d in dev or ()], rounds=rounds)
+                    dev=[str(d) for d in dev or ()], rounds=rounds, vectors=vectors)
     try:
         config = (DistillConfig(list(corpus), domain=domain or "general", **settings) if corpus else
                   DistillConfig.preset(domain or "general", corpus_dir, **settings))

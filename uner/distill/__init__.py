@@ -2,7 +2,8 @@
 
 Stages, each writing its files and skipped when they exist (the teacher's run resumes mid-file):
 ``sample`` (sentences from corpus files) → ``teach`` (the tagger's entities and rejected candidates) →
-``select`` (confident labels; uncertain spans missing) → ``train`` (spaCy) → the student (``Student``).
+``vectors`` (the teacher's word knowledge as static vectors) → ``select`` (confident labels; uncertain spans
+missing) → ``train`` (spaCy) → the student (``Student``).
 """
 
 from .pipeline import DistillConfig, distill

@@ -5,6 +5,7 @@ continues after its last complete line, so an interrupted ``uner distill`` is si
 
     WORK/sample.json, sentences.txt      sample   (sentences drawn from the corpus files)
     WORK/teach.jsonl                     teach    (the masked-LM tagger's entities + rejected candidates)
+    WORK/vectors/                        vectors  (the teacher's word vectors, a spaCy folder; unless disabled)
     WORK/data/                           select   (train.spacy, heldout.spacy, selection.json)
     WORK/student/                        train    (spaCy pipeline, best on the held-out sentences)
     WORK/round2/{teach.jsonl,data,student}  …     (optional rounds: the teacher's confident labels, the previous
@@ -26,6 +27,7 @@ from ..io import atomic_write_text
 from .sample import sample_sentences, write_sentences
 from .select import SelectConfig, relabel, select
 from .train import TrainConfig, train_student
+from .vectors import build_teacher_vectors
 
 # the shipped students' corpus mixes (files of ../shared/data/corpus, weights): text like the target's
 PRESETS: dict[str, list[tuple[str, float]]] = {
@@ -50,6 +52,7 @@ class DistillConfig:
     train: TrainConfig = field(default_factory=TrainConfig)
     dev: list[str] = field(default_factory=list)  # gold dev files scored after training (settings only)
     rounds: int = 1  # self-training rounds; a round after the first is kept only if mean dev F1 rises (needs dev)
+    vectors: bool = True  # the teacher's word vectors (embedding + label types) as student features (vectors.py)
 
     def __post_init__(self) -> None:
         if self.rounds < 1 or (self.rounds > 1 and not self.dev):
@@ -93,6 +96,9 @@ def distill(config: DistillConfig, work: str | Path, out: str | Path,
 
     _stage(work / "sample.json", sample, log, "sample")
     _stage(work / "teach.jsonl", teach, log, "teach")
+    if config.vectors:
+        _stage(work / "vectors" / "meta.json", lambda: build_teacher_vectors(config.model, config.labels,
+                                                                             work / "vectors"), log, "vectors")
     scores: dict[str, dict] = {}
     chosen = 1
     for r in range(1, config.rounds + 1):
@@ -131,8 +137,9 @@ def _round(config: DistillConfig, work: Path, r: int, previous: int, log: Callab
         _stage(here / "teach.jsonl", run_relabel, log, f"round {r}: relabel")
     _stage(here / "data" / "selection.json", lambda: select(here / "teach.jsonl", here / "data", config.select),
            log, f"round {r}: select")
-    _stage(here / "student" / "meta.json", lambda: train_student(here / "data", here / "student", config.train),
-           log, f"round {r}: train")
+    vectors = work / "vectors" if config.vectors else None
+    _stage(here / "student" / "meta.json",
+           lambda: train_student(here / "data", here / "student", config.train, vectors=vectors), log, f"round {r}: train")
 
 
 def mean_f1(scores: dict) -> float:
@@ -178,7 +185,10 @@ def model_card(config: DistillConfig, work: Path, scores: dict, chosen: int = 1)
               "marked missing.", "", "| label | entities |", "|---|---|"]
     lines += [f"| {lab} | {n:,} |" for lab, n in selection["entities"].items()]
     lines += ["", f"## Training\n`{json.dumps(asdict(config.train))}`; rounds run: {config.rounds}, shipped: "
-              f"round {chosen} (a later round is kept only if the mean dev F1 rises)."]
+              f"round {chosen} (a later round is kept only if the mean dev F1 rises).", "",
+              "Static word vectors: " + ("the teacher's (`WORK/vectors`: each whole vocabulary word's input embedding, "
+                                         "64 principal components, beside its label-table type distribution)"
+                                         if config.vectors else "none (hash embeddings only)") + "."]
     if scores:
         lines += ["", "## Dev (end-to-end strict micro F1, uner's shipped mappings)", "| round | file | P | R | F1 |",
                   "|---|---|---|---|---|"]

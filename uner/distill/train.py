@@ -24,16 +24,21 @@ class TrainConfig:
     lowercase: float = 0.1  # share of training sentences shown lower-cased (names in informal text often are)
     seed: int = 0
 
-    def overrides(self, train: Path, heldout: Path) -> dict:
+    def overrides(self, train: Path, heldout: Path, vectors: Path | None = None) -> dict:
+        """``student.cfg`` overrides for this run; without ``vectors`` (a spaCy folder of static word vectors,
+        ``vectors.build_teacher_vectors``) the student has hash embeddings only."""
         return {"paths.train": str(train), "paths.dev": str(heldout), "training.max_steps": self.max_steps,
                 "training.eval_frequency": self.eval_frequency, "training.patience": self.patience,
-                "corpora.train.augmenter.level": self.lowercase, "system.seed": self.seed}
+                "corpora.train.augmenter.level": self.lowercase, "system.seed": self.seed,
+                "paths.vectors": str(vectors) if vectors else None,
+                "components.tok2vec.model.embed.include_static_vectors": vectors is not None}
 
 
 def train_student(data_dir: str | Path, out: str | Path, config: TrainConfig = TrainConfig(),
-                  config_path: str | Path = CONFIG) -> Path:
+                  config_path: str | Path = CONFIG, vectors: str | Path | None = None) -> Path:
     """Train on ``data_dir/train.spacy`` (choosing the checkpoint on ``data_dir/heldout.spacy``) and save the
-    best pipeline as ``out`` (a spaCy pipeline folder, swapped in atomically); spaCy logs its progress."""
+    best pipeline as ``out`` (a spaCy pipeline folder, swapped in atomically); spaCy logs its progress.
+    ``vectors``: a spaCy folder of static word vectors the student reads beside its hash embeddings."""
     from spacy.cli.train import train
 
     from ..io import atomic_dir
@@ -45,7 +50,8 @@ def train_student(data_dir: str | Path, out: str | Path, config: TrainConfig = T
 
     def write(tmp: Path) -> None:
         runs = tmp / "runs"
-        train(config_path, runs, overrides=config.overrides(data_dir / "train.spacy", data_dir / "heldout.spacy"))
+        train(config_path, runs, overrides=config.overrides(data_dir / "train.spacy", data_dir / "heldout.spacy",
+                                                             Path(vectors) if vectors else None))
         for item in (runs / "model-best").iterdir():
             shutil.move(str(item), tmp / item.name)
         shutil.rmtree(runs)
