@@ -80,7 +80,8 @@ class LabelsFolder:
     terms_path = _file(TERMS_FILE, "``terms.tsv``: per-term human labels.")
     table_path = _file(LABEL_TABLE_FILE, "``label_table.npz``: the compiled table the tagger reads.")
     calibration_path = _file(CALIBRATION_FILE, "``calibration.yaml``: per-type weights and thresholds (optional).")
-    tagger_path = _file(TAGGER_FILE, "``tagger.yaml``: the tagger domain these labels were made for (optional).")
+    tagger_path = _file(TAGGER_FILE, "``tagger.yaml``: the tagger domain these labels were made for and their "
+                                     "expert types (optional).")
 
     def _tagger_settings(self) -> dict:
         """``tagger.yaml`` as a mapping ({} without the file); LabelError for a malformed one."""
