@@ -39,6 +39,12 @@ def focused(driver) -> int:
     return int(driver.find_element("id", "card").get_attribute("data-id"))
 
 
+def detail_shown(driver) -> None:
+    """Wait until the focused cluster's details have replaced its first render (members are re-made then)."""
+    wait(driver, lambda d: d.execute_script("const c = document.getElementById('card');"
+                                            "return c.dataset.detail === c.dataset.id"))
+
+
 def settled(driver) -> None:
     """Wait until every decision sent has been saved (the page's 'saving …' counter is back to 0)."""
     wait(driver, lambda d: d.find_element("id", "saved").get_attribute("data-pending") == "0")
@@ -140,6 +146,7 @@ def test_type_picker_and_term_label(browser, full_server):
     settled(browser)
     assert {k: by_id(read_doc(folder))[a][k] for k in ("label", "status")} == {"label": "UNIV", "status": "confirmed"}
 
+    detail_shown(browser)  # (a member clicked before that would be a replaced element)
     term = browser.find_elements("css selector", "#c-members .term")[0]
     word = term.text
     term.click()

@@ -14,6 +14,7 @@ function renderFocus(moved) {
   }
   $("card").dataset.id = c.id;
   $("card").dataset.rev = c.rev;
+  $("card").dataset.detail = ""; // set to the id once the cluster's details (members' overrides …) are shown
   $("c-pivot").textContent = c.pivot;
   $("c-id").textContent = `#${c.id} · ${c.size} terms`;
   $("c-status").textContent = c.status;
@@ -43,6 +44,7 @@ async function loadDetail(c) {
   renderMembers(c, d.overrides);
   renderExamples(d.examples);
   renderNeighbours(d.neighbours);
+  $("card").dataset.detail = String(c.id);
 }
 
 function renderSuggested(c, evidence) {
