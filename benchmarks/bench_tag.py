@@ -78,14 +78,16 @@ def peak_memory_mb(engine: str, arg: str, texts: list[str]) -> float:
 
 
 def bench_student(path: str | None, texts: list[str], teacher_seconds: float, repeats: int, dtype: str) -> None:
-    """The student's sentences/s on ``texts`` (median of ``repeats``), its ratio to the teacher, peak memory."""
+    """The student's sentences/s on ``texts`` (after a warm-up run, median of ``5 * repeats``: one run takes a
+    fraction of a second, so single runs are noisy), its ratio to the teacher, peak memory."""
     from uner.distill import Student
     from uner.paths import student_dir
 
     folder = path or str(student_dir())
     student = Student.from_pretrained(folder)
+    list(student.tag(texts))
     runs = []
-    for _ in range(repeats):
+    for _ in range(5 * repeats):
         t0 = time.perf_counter()
         list(student.tag(texts))
         runs.append(time.perf_counter() - t0)
