@@ -147,13 +147,15 @@ def test_type_picker_and_term_label(browser, full_server):
     assert {k: by_id(read_doc(folder))[a][k] for k in ("label", "status")} == {"label": "UNIV", "status": "confirmed"}
 
     detail_shown(browser)  # (a member clicked before that would be a replaced element)
-    term = browser.find_elements("css selector", "#c-members .term")[0]
-    word = term.text
-    term.click()
+    # find, read and click the first member in one script: no element handle to go stale in between
+    word = browser.execute_script(
+        "const t = document.querySelector('#c-members .term'); t.click(); return t.textContent")
     assert browser.find_element("id", "term-editor").is_displayed()
     press(browser, "PERSON", "\ue007")
     settled(browser)
     assert (folder / "terms.tsv").read_text(encoding="utf-8") == tsv.rstrip("\n") + f"\n{word}\tPERSON\n"
-    wait(browser, lambda d: d.find_elements("css selector", "#c-members .term.override"))
-    assert browser.find_element("css selector", "#c-members .term.override").text == word
+    # the members are re-made as the saved term's details arrive: read the marked one in one script
+    marked = wait(browser, lambda d: d.execute_script(
+        "const t = document.querySelector('#c-members .term.override'); return t && t.textContent"))
+    assert marked == word
     assert before[a]["status"] == "suggested"
