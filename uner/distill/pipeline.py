@@ -165,8 +165,9 @@ def model_card(config: DistillConfig, work: Path, scores: dict, chosen: int = 1)
     sample = json.loads((work / "sample.json").read_text(encoding="utf-8"))
     selection = json.loads((work / "data" / "selection.json").read_text(encoding="utf-8"))
     lines = ["# uner student tagger", "",
-             "A spaCy NER pipeline (hash-embedding CNN + transition-based NER, `uner/distill/student.cfg`) trained by "
-             "`uner distill` on the confident labels of uner's masked-LM tagger over unlabelled text. **No gold labels "
+             "A spaCy NER pipeline (hash-embedding CNN + a softmax per token over IOB labels, decoded to the best "
+             "valid path: `uner/distill/student.cfg`, `uner/distill/entity_tagger.py`) trained by `uner distill` "
+             "on the confident labels of uner's masked-LM tagger over unlabelled text. **No gold labels "
              "of any NER train split were used**; gold dev files only chose settings.", "",
              "Load: `spacy.load(PATH)`, `uner.distill.Student.from_pretrained(PATH)`, "
              "`uner tag --engine student [--model PATH]`. Labels are uner types, `TYPE` or `TYPE/SUBTYPE`.", "",

@@ -2,7 +2,7 @@
 
 ``Student.tag`` has ``Tagger.tag``'s signature and gives the same ``Entity`` records (type and subtype from
 the student's ``TYPE/SUBTYPE`` labels), so the runners, output formats and ``uner eval`` take either. One
-cheap pass per sentence, no masked copies, no parser (19x the teacher's sentences/s on a bf16 CPU:
+cheap pass per sentence, no masked copies, no parser (79x the teacher's sentences/s on a bf16 CPU:
 ``benchmarks/bench_tag``). The student has no vote shares, so its entities' ``score`` is None.
 """
 

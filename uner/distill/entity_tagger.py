@@ -1,0 +1,151 @@
+"""spaCy component ``"uner_entity_tagger"``: entities from one softmax per token, the student's fast NER.
+
+spaCy's transition-based ``ner`` walks each sentence action by action; here the student's encoder is
+followed by one linear layer over IOB labels (``B-TYPE``, ``I-TYPE``, ``O``) for every token at once, and
+the labels are decoded into ``doc.ents``. It learns from the same partially annotated data as ``ner``:
+tokens of the teacher's uncertain spans are missing (no loss), not ``O``. It is spaCy's ``Tagger`` with
+the labels read from and written to entities instead of ``token.tag_``, so spaCy's training loop, config
+system and ``spacy.load`` work unchanged (the factory is registered by uner's ``spacy_factories`` entry point).
+"""
+
+
+from collections.abc import Callable, Iterable, Sequence
+
+import numpy as np
+from spacy.language import Language
+from spacy.pipeline.tagger import DEFAULT_TAGGER_MODEL, Tagger
+from spacy.tokens import Doc, Span
+from spacy.training import Example, validate_get_examples
+from thinc.api import Model, SequenceCategoricalCrossentropy
+
+OUTSIDE = "O"
+
+
+def iob_labels(biluo: Sequence[str | None]) -> list[str | None]:
+    """BILUO entity tags (spaCy's ``get_aligned_ner``) as IOB labels; missing (``-``, None) stays None."""
+    out: list[str | None] = []
+    for tag in biluo:
+        if tag is None or tag in ("-", ""):
+            out.append(None)
+        elif tag == OUTSIDE:
+            out.append(OUTSIDE)
+        else:
+            move, label = tag.split("-", 1)
+            out.append(("B-" if move in ("B", "U") else "I-") + label)
+    return out
+
+
+class Grammar:
+    """Where each IOB label sits: ``O``, the ``B-`` and the ``I-`` label of every entity type."""
+
+    def __init__(self, labels: Sequence[str]) -> None:
+        self.labels = list(labels)
+        self.outside = self.labels.index(OUTSIDE)
+        types = sorted({lab[2:] for lab in self.labels if lab != OUTSIDE})
+        self.types = types
+        self.begin = np.array([self.labels.index(f"B-{t}") for t in types], dtype=np.int64)
+        self.inside = np.array([self.labels.index(f"I-{t}") for t in types], dtype=np.int64)
+
+
+def decode(grammar: Grammar, scores: Sequence[np.ndarray], o_bias: float = 0.0) -> list[list[tuple[int, int, str]]]:
+    """Each doc's best valid IOB path (an ``I-`` only after the ``B-`` or ``I-`` of its type), as entity token
+    spans ``(start, end, label)``. ``scores`` are per doc (tokens × labels) logits; ``o_bias`` is added to the
+    ``O`` log-probability (higher: fewer, surer entities). Viterbi over the batch at once: the best path into
+    ``B-``/``O`` comes from the best state before, into ``I-X`` from ``B-X`` or ``I-X``, so each step is a few
+    array operations over (docs × types), not a label × label table."""
+    n_docs, n_labels = len(scores), len(grammar.labels)
+    lengths = np.array([len(s) for s in scores])
+    width = int(lengths.max(initial=0))
+    if width == 0:
+        return [[] for _ in scores]
+    logp = np.full((n_docs, width, n_labels), -1e9, dtype=np.float32)
+    logp[:, :, grammar.outside] = 0.0  # padding: O, which any state may precede
+    for d, s in enumerate(scores):
+        z = s - s.max(axis=1, keepdims=True)
+        logp[d, : len(s)] = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+        logp[d, : len(s), grammar.outside] += o_bias
+    B, I, O = grammar.begin, grammar.inside, grammar.outside
+    back = np.zeros((n_docs, width, n_labels), dtype=np.int32)
+    score = np.full((n_docs, n_labels), -1e9, dtype=np.float32)
+    score[:, O] = logp[:, 0, O]
+    score[:, B] = logp[:, 0, B]  # no I- first
+    for t in range(1, width):
+        best, arg = score.max(axis=1), score.argmax(axis=1)
+        from_inside = score[:, I] >= score[:, B]
+        new = np.empty_like(score)
+        new[:, O] = best + logp[:, t, O]
+        new[:, B] = best[:, None] + logp[:, t, B]
+        new[:, I] = np.where(from_inside, score[:, I], score[:, B]) + logp[:, t, I]
+        back[:, t, O] = arg
+        back[:, t, B] = arg[:, None]
+        back[:, t, I] = np.where(from_inside, I, B)
+        score = new
+    path = np.empty((n_docs, width), dtype=np.int64)
+    path[:, -1] = score.argmax(axis=1)
+    rows = np.arange(n_docs)
+    for t in range(width - 1, 0, -1):
+        path[:, t - 1] = back[rows, t, path[:, t]]
+    out = []
+    for d, n in enumerate(lengths):
+        spans: list[tuple[int, int, str]] = []
+        for i, tag in enumerate(path[d, :n]):
+            if tag == O:
+                continue
+            label = grammar.labels[tag]
+            if label[0] == "I":
+                spans[-1] = (spans[-1][0], i + 1, spans[-1][2])
+            else:
+                spans.append((i, i + 1, label[2:]))
+        out.append(spans)
+    return out
+
+
+class EntityTagger(Tagger):
+    """A token classifier over IOB entity labels that sets ``doc.ents`` (best valid path, ``decode``)."""
+
+    def __init__(self, *args, o_bias: float = 0.0, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.o_bias = o_bias
+
+    def predict(self, docs: Sequence[Doc]) -> list[np.ndarray]:
+        """Per doc, the (tokens × labels) logits."""
+        if not any(len(doc) for doc in docs):
+            return [np.zeros((len(doc), len(self.labels)), dtype=np.float32) for doc in docs]
+        return [self.model.ops.to_numpy(s) for s in self.model.predict(docs)]
+
+    def set_annotations(self, docs: Sequence[Doc], scores: Sequence[np.ndarray]) -> None:
+        for doc, spans in zip(docs, decode(Grammar(self.labels), scores, self.o_bias)):
+            doc.set_ents([Span(doc, a, b, label=lab) for a, b, lab in spans], default="outside")
+
+    def get_loss(self, examples: Iterable[Example], scores) -> tuple[float, object]:
+        loss_func = SequenceCategoricalCrossentropy(names=self.labels, normalize=False,
+                                                    neg_prefix=self.cfg["neg_prefix"],
+                                                    label_smoothing=self.cfg["label_smoothing"])
+        truths = [iob_labels(eg.get_aligned_ner()) for eg in examples]
+        d_scores, loss = loss_func(scores, truths)
+        if self.model.ops.xp.isnan(loss):
+            raise ValueError(f"{self.name}: the loss is NaN")
+        return float(loss), d_scores
+
+    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Language | None = None,
+                   labels: Sequence[str] | None = None) -> None:
+        """Labels from the training data's entity types (``B-``/``I-`` each, and ``O``); then the model."""
+        validate_get_examples(get_examples, "EntityTagger.initialize")
+        if labels is None:
+            types = sorted({ent.label_ for eg in get_examples() for ent in eg.reference.ents})
+            labels = [OUTSIDE] + [f"{m}-{t}" for t in types for m in ("B", "I")]
+        for label in labels:
+            self.add_label(label)
+        sample = [eg.predicted for _, eg in zip(range(10), get_examples())]
+        self.model.initialize(X=sample, Y=[self.model.ops.alloc2f(len(doc), len(self.labels)) for doc in sample])
+
+
+@Language.factory("uner_entity_tagger", assigns=["doc.ents", "token.ent_iob", "token.ent_type"],
+                  default_config={"model": DEFAULT_TAGGER_MODEL, "o_bias": 0.0, "overwrite": False, "neg_prefix": "!", "label_smoothing": 0.0,
+                                  "scorer": {"@scorers": "spacy.ner_scorer.v1"}},
+                  default_score_weights={"ents_f": 1.0, "ents_p": 0.0, "ents_r": 0.0, "ents_per_type": None})
+def make_entity_tagger(nlp: Language, name: str, model: Model, o_bias: float, overwrite: bool, neg_prefix: str,
+                       label_smoothing: float, scorer: Callable | None) -> EntityTagger:
+    """The factory (the students' ``model``: ``spacy.Tagger.v2`` over a tok2vec listener, ``student.cfg``)."""
+    return EntityTagger(nlp.vocab, model, name, o_bias=o_bias, overwrite=overwrite, scorer=scorer,
+                        neg_prefix=neg_prefix, label_smoothing=label_smoothing)
