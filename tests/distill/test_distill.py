@@ -89,10 +89,16 @@ def test_pipeline_student_learns_the_teachers_labels(tiny, tmp_path):
     assert {"sample.json", "sentences.txt", "teach.jsonl", "vectors", "round2", "dev.json"} <= {
         p.name for p in work.iterdir()}
     dev = json.loads((work / "dev.json").read_text())
+    biases = dev.pop("o_bias")
     f1 = {r: d[f"conll2003/{gold.name}"]["micro"]["f1"] for r, d in dev.items()}
     chosen = 2 if f1["round2"] > f1["round1"] else 1  # a round is kept only if it is better on dev
     card = (out / "MODEL_CARD.md").read_text()
     assert card.count("corpus.txt") == 1 and f"shipped: round {chosen}" in card
+    # the decoder's O bias: each of the grid scored on dev with the chosen round; the first best one is shipped
+    bias_f1 = {float(b): d[f"conll2003/{gold.name}"]["micro"]["f1"] for b, d in biases.items()}
+    assert sorted(bias_f1) == [0.0, 1.0, 2.0, 3.0]
+    best = min(b for b, v in bias_f1.items() if v == max(bias_f1.values()))
+    assert Student.from_pretrained(out).nlp.get_pipe("ner").o_bias == best and f"chosen on the dev files: **{best}**" in card
     assert (out / "ner" / "model").read_bytes() == (work / ("student" if chosen == 1 else "round2/student")
                                                     / "ner" / "model").read_bytes()
     taught = [json.loads(line) for line in (work / "teach.jsonl").read_text().splitlines()]

@@ -42,7 +42,6 @@ class Grammar:
         self.labels = list(labels)
         self.outside = self.labels.index(OUTSIDE)
         types = sorted({lab[2:] for lab in self.labels if lab != OUTSIDE})
-        self.types = types
         self.begin = np.array([self.labels.index(f"B-{t}") for t in types], dtype=np.int64)
         self.inside = np.array([self.labels.index(f"I-{t}") for t in types], dtype=np.int64)
 
@@ -58,12 +57,13 @@ def decode(grammar: Grammar, scores: Sequence[np.ndarray], o_bias: float = 0.0) 
     width = int(lengths.max(initial=0))
     if width == 0:
         return [[] for _ in scores]
+    z = np.concatenate(scores)  # every token of the batch: one log-softmax, then into a (docs × width) grid
+    z = z - z.max(axis=1, keepdims=True)
+    z = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+    z[:, grammar.outside] += o_bias
     logp = np.full((n_docs, width, n_labels), -1e9, dtype=np.float32)
     logp[:, :, grammar.outside] = 0.0  # padding: O, which any state may precede
-    for d, s in enumerate(scores):
-        z = s - s.max(axis=1, keepdims=True)
-        logp[d, : len(s)] = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
-        logp[d, : len(s), grammar.outside] += o_bias
+    logp[np.arange(width) < lengths[:, None]] = z
     B, I, O = grammar.begin, grammar.inside, grammar.outside
     back = np.zeros((n_docs, width, n_labels), dtype=np.int32)
     score = np.full((n_docs, n_labels), -1e9, dtype=np.float32)
@@ -106,6 +106,14 @@ class EntityTagger(Tagger):
     def __init__(self, *args, o_bias: float = 0.0, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.o_bias = o_bias
+        self._grammar: Grammar | None = None
+
+    @property
+    def grammar(self) -> Grammar:
+        """The label layout for ``decode`` (made again only when the labels change)."""
+        if self._grammar is None or self._grammar.labels != list(self.labels):
+            self._grammar = Grammar(self.labels)
+        return self._grammar
 
     def predict(self, docs: Sequence[Doc]) -> list[np.ndarray]:
         """Per doc, the (tokens × labels) logits."""
@@ -114,7 +122,7 @@ class EntityTagger(Tagger):
         return [self.model.ops.to_numpy(s) for s in self.model.predict(docs)]
 
     def set_annotations(self, docs: Sequence[Doc], scores: Sequence[np.ndarray]) -> None:
-        for doc, spans in zip(docs, decode(Grammar(self.labels), scores, self.o_bias)):
+        for doc, spans in zip(docs, decode(self.grammar, scores, self.o_bias)):
             doc.set_ents([Span(doc, a, b, label=lab) for a, b, lab in spans], default="outside")
 
     def get_loss(self, examples: Iterable[Example], scores) -> tuple[float, object]:
@@ -141,8 +149,8 @@ class EntityTagger(Tagger):
 
 
 @Language.factory("uner_entity_tagger", assigns=["doc.ents", "token.ent_iob", "token.ent_type"],
-                  default_config={"model": DEFAULT_TAGGER_MODEL, "o_bias": 0.0, "overwrite": False, "neg_prefix": "!", "label_smoothing": 0.0,
-                                  "scorer": {"@scorers": "spacy.ner_scorer.v1"}},
+                  default_config={"model": DEFAULT_TAGGER_MODEL, "o_bias": 0.0, "overwrite": False, "neg_prefix": "!",
+                                  "label_smoothing": 0.0, "scorer": {"@scorers": "spacy.ner_scorer.v1"}},
                   default_score_weights={"ents_f": 1.0, "ents_p": 0.0, "ents_r": 0.0, "ents_per_type": None})
 def make_entity_tagger(nlp: Language, name: str, model: Model, o_bias: float, overwrite: bool, neg_prefix: str,
                        label_smoothing: float, scorer: Callable | None) -> EntityTagger:
