@@ -27,9 +27,15 @@ DEV = {"conll2003": "conll2003/valid.txt", "wnut17": "wnut17/dev.conll", "bc5cdr
        "ncbi-disease": "ncbi-disease/devel.tsv", "jnlpba": "jnlpba/devel.tsv", "bc2gm": "bc2gm/devel.tsv"}
 
 
+FOUR = tuple(TEMPLATES[n] for n in ("is a", "comma", "such as", "and other"))
+WITH_CONTEXT = tuple(TEMPLATES[n] for n in ("is a", "comma", "and other", "name in context"))
+
+
 def _vary(base: TaggerConfig, **changes) -> TaggerConfig:
     """``base`` with some fields changed; weighting fields (normalise, sharpness, direct) included."""
     w = {k: changes.pop(k) for k in ("normalise", "sharpness", "direct", "not_entity") if k in changes}
+    if "ci_templates" in changes:  # other templates: equal weights unless given
+        changes.setdefault("ci_weights", ())
     return dataclasses.replace(base, weighting=dataclasses.replace(base.weighting, **w), **changes)
 
 
@@ -66,18 +72,21 @@ def variants(base: TaggerConfig) -> dict[str, TaggerConfig]:
         "subtype share 0.8": _v(subtype_share=0.8),
         **{f"CI template '{name}' alone": _v(ci_templates=(t,)) for name, t in TEMPLATES.items()},
         "CI templates is a + comma": _v(ci_templates=(TEMPLATES["is a"], TEMPLATES["comma"])),
-        "CI templates all four": _v(ci_templates=tuple(TEMPLATES.values())),
-        "CI templates all four 2:2:1:1": _v(ci_templates=tuple(TEMPLATES.values()), ci_weights=(2, 2, 1, 1)),
-        "CI templates all four 1:2:1:1": _v(ci_templates=tuple(TEMPLATES.values()), ci_weights=(1, 2, 1, 1)),
+        "CI templates all four": _v(ci_templates=FOUR),
+        "CI templates all four 2:2:1:1": _v(ci_templates=FOUR, ci_weights=(2, 2, 1, 1)),
+        "CI templates all four 1:2:1:1": _v(ci_templates=FOUR, ci_weights=(1, 2, 1, 1)),
         "CI templates is a + comma + and other": _v(
             ci_templates=(TEMPLATES["is a"], TEMPLATES["comma"], TEMPLATES["and other"])),
+        "is a + comma + and other + name in context": _v(ci_templates=WITH_CONTEXT),
+        "is a + comma + and other + name in context 1:1:1:2": _v(ci_templates=WITH_CONTEXT, ci_weights=(1, 1, 1, 2)),
+        "is a + comma + and other + name in context 1:1:1:3": _v(ci_templates=WITH_CONTEXT, ci_weights=(1, 1, 1, 3)),
         "min score 0.2": _v(min_score=0.2),
-        "all four 2:2:1:1; min score 0.2": _v(ci_templates=tuple(TEMPLATES.values()), ci_weights=(2, 2, 1, 1),
+        "all four 2:2:1:1; min score 0.2": _v(ci_templates=FOUR, ci_weights=(2, 2, 1, 1),
                                               min_score=0.2),
-        "all four; min score 0.2": _v(ci_templates=tuple(TEMPLATES.values()), min_score=0.2),
-        "all four; min score 0.2; CS 0.2": _v(ci_templates=tuple(TEMPLATES.values()), min_score=0.2, cs_weight=0.2),
-        "all four; min score 0.2; CS 0.4": _v(ci_templates=tuple(TEMPLATES.values()), min_score=0.2, cs_weight=0.4),
-        "all four; min score 0.2; top-k 10": _v(ci_templates=tuple(TEMPLATES.values()), min_score=0.2, top_k=10),
+        "all four; min score 0.2": _v(ci_templates=FOUR, min_score=0.2),
+        "all four; min score 0.2; CS 0.2": _v(ci_templates=FOUR, min_score=0.2, cs_weight=0.2),
+        "all four; min score 0.2; CS 0.4": _v(ci_templates=FOUR, min_score=0.2, cs_weight=0.4),
+        "all four; min score 0.2; top-k 10": _v(ci_templates=FOUR, min_score=0.2, top_k=10),
     }
 
 

@@ -47,7 +47,7 @@ def test_no_relation(extractor):
 
 def test_filters_and_summary(extractor):
     sents = ["Smith lives in London .", "Jones lives in Paris .", "Aspirin is used to treat headaches .",
-             "The company reported higher earnings ."]  # earnings: an ordinary word, typed OTHER
+             "The company reported higher earnings .", "The weather report mentioned rain ."]  # ordinary words: OTHER
     found = [t for ts in extractor.extract(sents) for t in ts]
     counts = dict(summarise(found))
     assert sum(n for (a, rel, b), n in counts.items() if rel == "live in") == 2

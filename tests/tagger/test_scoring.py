@@ -19,9 +19,9 @@ def tiny_tagger(tiny):
     return Tagger.from_pretrained(str(tiny[0]), tiny[1], device="cpu")
 
 
-def _spans(tagger: Tagger) -> list[tuple[str, Span]]:
-    doc = tagger.nlp(TEXT)
-    return [(TEXT, sp) for sp in tagger.spans_for_doc(doc)]
+def _spans(tagger: Tagger, text: str = TEXT) -> list[tuple[str, Span]]:
+    doc = tagger.nlp(text)
+    return [(text, sp) for sp in tagger.spans_for_doc(doc)]
 
 
 def _votes(tagger: Tagger, **changes) -> np.ndarray:
@@ -91,15 +91,29 @@ def test_nationality_adjectives_get_the_adjective_subtype(shipped):
 
 def test_ci_templates_blend_by_weight(tiny_tagger):
     a, b = "{span} is a {mask} .", "{mask} such as {span} ."
-    only_a = _votes(tiny_tagger, use_cs=False, ci_templates=(a,))
-    only_b = _votes(tiny_tagger, use_cs=False, ci_templates=(b,))
+    only_a = _votes(tiny_tagger, use_cs=False, ci_templates=(a,), ci_weights=())
+    only_b = _votes(tiny_tagger, use_cs=False, ci_templates=(b,), ci_weights=())
     both = _votes(tiny_tagger, use_cs=False, ci_templates=(a, b), ci_weights=(1.0, 3.0))
     np.testing.assert_allclose(both, 0.25 * only_a + 0.75 * only_b, atol=1e-6)
     assert not np.allclose(only_a, only_b)
-    tiny_tagger.config = TaggerConfig(ci_templates=(a, b))
+    tiny_tagger.config = TaggerConfig(ci_templates=(a, b), ci_weights=())
     assert len(tiny_tagger.masked_inputs(TEXT, [_spans(tiny_tagger)[0][1]])) == 3  # CS + one per template
     with pytest.raises(ValueError):
         TaggerConfig(ci_templates=(a, b), ci_weights=(1.0,))
+
+
+def test_a_template_can_ask_about_the_span_in_its_sentence(tiny_tagger):
+    """{sentence} is the span's own sentence (not the whole text), the span left in place, the mask after it."""
+    text = "Obama visited Paris . Then Essex beat Kent by ten runs ."
+    tiny_tagger.config = TaggerConfig(use_cs=False, ci_templates=("{sentence} ( {span} is a {mask} . )",),
+                                      ci_weights=())
+    spans = dict((text[sp.start:sp.end], sp) for _, sp in _spans(tiny_tagger, text))
+    mask = tiny_tagger.mlm.mask_token
+    assert tiny_tagger.masked_inputs(text, [spans["Kent"]]) == [
+        f"Then Essex beat Kent by ten runs . ( Kent is a {mask} . )"]
+    assert tiny_tagger.masked_inputs(text, [spans["Paris"]]) == [f"Obama visited Paris . ( Paris is a {mask} . )"]
+    with pytest.raises(ValueError, match=r"unknown field \{text\}"):
+        TaggerConfig(ci_templates=("{text} {span} is a {mask}",), ci_weights=())
 
 
 def test_head_word_votes_mix_in_the_span_words_own_labels(tiny_tagger):
@@ -161,10 +175,13 @@ def test_other_counts_less_against_names_than_against_common_nouns(shipped):
     entity_cols = np.setdiff1d(np.arange(plain.shape[1]), other)
     np.testing.assert_allclose(damped[:, entity_cols], plain[:, entity_cols], atol=1e-6)
     np.testing.assert_allclose(damped[~named], plain[~named], atol=1e-6)  # common nouns keep their OTHER votes
-    shipped.config = PLAIN
-    assert "Reuters" not in {e.text for e in next(shipped.tag([text]))}  # OTHER wins without the name options
-    shipped.config = TaggerConfig()
-    assert {e.text: e.type for e in next(shipped.tag([text]))}.get("Reuters") == "ORGANIZATION"
+    # from the span's words alone (no template with its sentence), OTHER wins without the name options
+    alone = dict(ci_templates=TaggerConfig().ci_templates[:3], ci_weights=())
+    shipped.config = dataclasses.replace(PLAIN, **alone)
+    assert "Reuters" not in {e.text for e in next(shipped.tag([text]))}
+    for config in (TaggerConfig(**alone), TaggerConfig()):  # with them, or in its sentence, a news agency
+        shipped.config = config
+        assert {e.text: e.type for e in next(shipped.tag([text]))}.get("Reuters") == "ORGANIZATION"
     with pytest.raises(ValueError):
         TaggerConfig(name_not_entity=1.5)
 
