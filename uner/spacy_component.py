@@ -45,15 +45,16 @@ class UnerComponent:
         return doc
 
 
-@Language.factory("uner", default_config={"model": None, "labels": None, "overwrite": False, "top_k": 5,
+@Language.factory("uner", default_config={"model": None, "labels": None, "overwrite": False, "top_k": None,
                                           "domain": None})
-def make_uner(nlp: Language, name: str, model: str | None, labels: str | None, overwrite: bool, top_k: int,
-              domain: str | None):
+def make_uner(nlp: Language, name: str, model: str | None, labels: str | None, overwrite: bool,
+              top_k: int | None, domain: str | None):
     """The component with the tagger settings of ``domain`` (general | biomedical; None: the one the labels were
-    made for) and ``top_k`` descriptors."""
+    made for) and ``top_k`` descriptors (None: the domain's)."""
     from .labels import LabelsFolder
     from .tagger import TaggerConfig
 
-    config = TaggerConfig.for_labels(LabelsFolder.of(labels, model), domain, top_k=top_k)
+    changes = {"top_k": top_k} if top_k is not None else {}
+    config = TaggerConfig.for_labels(LabelsFolder.of(labels, model), domain, **changes)
     tagger = Tagger.from_pretrained(model, labels, config=config)
     return UnerComponent(nlp, tagger, overwrite)

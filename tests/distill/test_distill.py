@@ -14,7 +14,7 @@ import spacy
 from spacy.tokens import DocBin
 
 from tests.helpers import UNER, uner
-from uner.distill import SelectConfig, Student, select
+from uner.distill import DistillConfig, SelectConfig, Student, distill, select
 from uner.distill.sample import split_headline
 
 NAMES = ["Obama", "Paris", "Toyota", "Berlin", "Tokyo", "London", "France", "Japan"]
@@ -64,6 +64,13 @@ def test_select_names_the_bad_line(tmp_path):
     with pytest.raises(ValueError, match=r"teach.jsonl:2: not a JSON line"):
         select(taught, tmp_path / "data")
     assert not (tmp_path / "data" / "selection.json").exists()
+
+
+def test_the_student_goes_outside_the_work_folder(tmp_path):
+    """A work folder's students stay as trained (dev choices edit only the shipped copy)."""
+    with pytest.raises(ValueError, match="outside the work folder"):
+        distill(DistillConfig([str(tmp_path / "corpus.txt")]), tmp_path / "work", tmp_path / "work" / "student")
+    assert not (tmp_path / "work").exists()
 
 
 def test_headlines_are_split_from_the_story():

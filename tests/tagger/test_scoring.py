@@ -114,6 +114,12 @@ def test_a_template_can_ask_about_the_span_in_its_sentence(tiny_tagger):
     assert tiny_tagger.masked_inputs(text, [spans["Paris"]]) == [f"Obama visited Paris . ( Paris is a {mask} . )"]
     with pytest.raises(ValueError, match=r"unknown field \{text\}"):
         TaggerConfig(ci_templates=("{text} {span} is a {mask}",), ci_weights=())
+    # a sentence longer than the model window is cropped around the span, which stays in its context
+    long = "Obama visited Paris " + "and then many more words " * 400 + "."
+    paris = next(sp for _, sp in _spans(tiny_tagger, long) if long[sp.start:sp.end] == "Paris")
+    (cropped,) = tiny_tagger.masked_inputs(long, [paris])
+    assert cropped.startswith("Obama visited Paris and then") and cropped.endswith(f"words ( Paris is a {mask} . )")
+    assert tiny_tagger.mlm.count_tokens([cropped])[0] <= tiny_tagger.mlm.max_length
 
 
 def test_head_word_votes_mix_in_the_span_words_own_labels(tiny_tagger):
@@ -222,3 +228,4 @@ def test_a_single_string_is_one_text(shipped):
     shipped.config = TaggerConfig()
     one = list(shipped.tag("Angela Merkel met Macron in Berlin ."))
     assert len(one) == 1 and "Angela Merkel" in {e.text for e in one[0]}
+

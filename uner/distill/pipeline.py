@@ -81,11 +81,14 @@ def _stage(done: Path, run: Callable[[], None], log: Callable[[str], None], name
 
 def distill(config: DistillConfig, work: str | Path, out: str | Path,
             log: Callable[[str], None] = print) -> dict:
-    """Run (or continue) every stage in ``work`` and copy the student with its model card to ``out``;
-    the dev scores (``{}`` without ``config.dev``)."""
+    """Run (or continue) every stage in ``work`` and copy the student with its model card to ``out`` (a folder
+    outside ``work``: the work copies keep their training settings); the shipped student's dev scores (the chosen
+    round at the chosen ``o_bias``; ``{}`` without ``config.dev``)."""
     from ..tagger import TaggerConfig, TagOptions, tag_file
 
     work, out = Path(work), Path(out)
+    if out.resolve().is_relative_to(work.resolve()):
+        raise ValueError(f"{out}: the student goes outside the work folder {work} (its rounds stay as trained)")
     work.mkdir(parents=True, exist_ok=True)
     sources = [Source.parse(s) for s in config.sources]
 
@@ -119,9 +122,8 @@ def distill(config: DistillConfig, work: str | Path, out: str | Path,
         bias, biases = choose_o_bias(best, config.dev)
         log(f"o_bias {bias} (mean dev F1 {mean_f1(biases[str(bias)]):.4f})")
         atomic_write_text(work / "dev.json", json.dumps({**scores, "o_bias": biases}, indent=1) + "\n")
-    if out.resolve() != best.resolve():
-        shutil.rmtree(out, ignore_errors=True)
-        shutil.copytree(best, out)
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.copytree(best, out)
     if config.dev:
         set_o_bias(out, bias)
     atomic_write_text(out / "MODEL_CARD.md", model_card(config, work, scores, chosen, biases))

@@ -20,7 +20,7 @@ The model is used only through ``vocab``, ``mask_token``, ``max_length``, ``coun
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from string import Formatter
@@ -69,6 +69,7 @@ CI_TEMPLATES = {"is a": "{span} is a {mask} .", "comma": "{span} , a {mask} ,", 
                 # is a cricket team, alone a county (CoNLL dev ORG given spans 0.40 -> 0.51, end to end 0.28 -> 0.35)
                 "name in context": "{sentence} ( {span} is the name of a {mask} . )"}
 TEMPLATE_FIELDS = frozenset({"span", "mask", "sentence"})  # what a template may name: {sentence} is the span's
+TEMPLATE_WEIGHTS = {CI_TEMPLATES["name in context"]: 2.0}  # a template's weight when ci_weights is None (else 1)
 
 
 @dataclass
@@ -76,9 +77,10 @@ class TaggerConfig:
     """Tagging options (validated at construction). The defaults are the ``general`` domain's; ``for_domain``
     gives each domain's (chosen on the dev splits with ``benchmarks/tune_scoring.py``)."""
 
-    top_k: int = 10  # descriptors per masked input (CoNLL/WNUT dev with the name-in-context template: 5/8/10/15)
+    top_k: int = 10  # descriptors per input (CoNLL/WNUT dev, name-in-context template: 5/8/10/15; 10 and 15 tie,
+    #                  10 keeps CoNLL ORG higher)
     ci_templates: tuple[str, ...] = tuple(CI_TEMPLATES[n] for n in ("is a", "comma", "and other", "name in context"))
-    ci_weights: tuple[float, ...] = (1.0, 1.0, 1.0, 2.0)  # the templates' relative weights (empty: equal)
+    ci_weights: tuple[float, ...] | None = None  # relative weights (None: TEMPLATE_WEIGHTS, else 1; (): equal)
     use_cs: bool = True
     use_ci: bool = True
     span_tags: frozenset[str] = SPAN_TAGS
@@ -126,18 +128,23 @@ class TaggerConfig:
         if not self.ci_templates or any("{span}" not in t or "{mask}" not in t for t in self.ci_templates):
             raise ValueError("every CI template needs {span} and {mask}")
         for t in self.ci_templates:
-            unknown = {f for _, f, _, _ in Formatter().parse(t) if f is not None} - TEMPLATE_FIELDS
+            fields = [(f, spec, conv) for _, f, spec, conv in Formatter().parse(t) if f is not None]
+            unknown = {f for f, spec, conv in fields if f not in TEMPLATE_FIELDS or spec or conv}
             if unknown:
                 raise ValueError(f"CI template {t!r}: unknown field {{{sorted(unknown)[0]}}} "
                                  f"(use {', '.join('{' + f + '}' for f in sorted(TEMPLATE_FIELDS))})")
         if self.ci_weights and (len(self.ci_weights) != len(self.ci_templates) or min(self.ci_weights) < 0
                                 or sum(self.ci_weights) <= 0):
-            raise ValueError(f"ci_weights: one non-negative weight per CI template, not all zero ({len(self.ci_weights)} "
-                             f"for {len(self.ci_templates)} templates; ci_weights=() weighs them equally)")
+            raise ValueError(f"ci_weights: one non-negative weight per CI template, not all zero "
+                             f"({len(self.ci_weights)} for {len(self.ci_templates)} templates; () weighs them equally)")
 
     def input_shares(self) -> np.ndarray:
         """The weight of each masked input of a span (CS first, then the CI templates), summing to 1."""
-        ci = np.asarray(self.ci_weights or [1.0] * len(self.ci_templates), np.float32)
+        if self.ci_weights is None:
+            weights = [TEMPLATE_WEIGHTS.get(t, 1.0) for t in self.ci_templates]
+        else:
+            weights = self.ci_weights or [1.0] * len(self.ci_templates)
+        ci = np.asarray(weights, np.float32)
         ci = ci / ci.sum()
         if not self.use_ci:
             return np.ones(1, np.float32)
@@ -155,7 +162,7 @@ DOMAINS: dict[str, dict] = {
     # entities are lower-case noun phrases ("aspirin", "breast cancer"); class-noun templates ("[MASK] such as
     # <span>") type chemicals, genes and cells better (BC5CDR, NCBI-disease, JNLPBA, BC2GM dev)
     # (the span's own head word votes too: "IL-2 mRNA" -> RNA, "Jurkat cells" -> cell; JNLPBA, BC5CDR dev)
-    "biomedical": {"span_policy": "nouns", "ci_weights": (), "top_k": 5,
+    "biomedical": {"span_policy": "nouns", "top_k": 5,
                    "ci_templates": tuple(CI_TEMPLATES[n] for n in ("is a", "comma", "such as", "and other")),
                    "head_weight": 0.3, "subtype_share": 0.2, "name_weight": 0.0, "name_not_entity": 1.0},
 }
@@ -277,34 +284,36 @@ class Tagger(BaseTagger):
         calibration = folder.load_calibration(known) if calibrate else Calibration()
         return cls(mlm, table, types, nlp, config, stops, calibration, folder.expert_types(known))
 
-    def _fit(self, text: str) -> str:
-        """Crop context words around the single mask until the input fits the model window."""
+    def _fit(self, build: Callable[[str, str], str], left: str, right: str) -> str:
+        """``build(left, right)``: the text with the span's context either side; where it passes the model window,
+        context words are cropped from the far ends of ``left`` and ``right`` (the span stays in its context)."""
         limit = self.mlm.max_length
+        text = build(left, right)
         if len(text.encode("utf-8")) + 2 <= limit or self.mlm.count_tokens([text])[0] <= limit:
             return text  # (every token covers >= 1 byte: a short text fits without tokenizing)
-        words = text.split()
-        at = next(i for i, w in enumerate(words) if self.mlm.mask_token in w)
+        before, after = left.split(), right.split()
         width = self.config.max_context_words
         while width > 1:
-            cropped = " ".join(words[max(0, at - width) : at + width + 1])
-            if self.mlm.count_tokens([cropped])[0] <= limit:
-                return cropped
+            text = build(" ".join(before[-width:]) + " " if before else "",
+                         " " + " ".join(after[:width]) if after else "")
+            if self.mlm.count_tokens([text])[0] <= limit:
+                return text
             width //= 2
         raise ValueError("span context cannot fit the model window")
 
     def masked_inputs(self, text: str, spans: Sequence[Span]) -> list[str]:
-        """CS and/or CI inputs for each span, in span order."""
+        """CS and/or CI inputs for each span, in span order (a template naming {sentence} gets the span's sentence,
+        cropped around the span when too long)."""
         mask = self.mlm.mask_token
         out = []
         for sp in spans:
             span_text = text[sp.start : sp.end]
+            left, right = text[sp.sent_start : sp.start], text[sp.end : sp.sent_end]
             if self.config.use_cs:
-                sent = text[sp.sent_start : sp.sent_end]
-                a, b = sp.start - sp.sent_start, sp.end - sp.sent_start
-                out.append(self._fit(f"{sent[:a]}{mask}{sent[b:]}"))
+                out.append(self._fit(lambda a, b: f"{a}{mask}{b}", left, right))
             if self.config.use_ci:
-                sent = text[sp.sent_start : sp.sent_end]
-                out += [self._fit(t.format(span=span_text, mask=mask, sentence=sent)) for t in self.config.ci_templates]
+                out += [self._fit(lambda a, b, t=t: t.format(span=span_text, mask=mask, sentence=f"{a}{span_text}{b}"),
+                                  left, right) for t in self.config.ci_templates]
         return out
 
     def span_scores(self, spans: Sequence[tuple[str, Span]], cache: PredictionCache | None = None) -> SpanScores:
