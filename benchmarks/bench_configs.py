@@ -23,11 +23,11 @@ from uner.tagger import CI_TEMPLATES, PredictionCache, Tagger, TaggerConfig
 GOLD = Path(__file__).resolve().parents[1].parent / "shared/data/ner/conll2003/valid.txt"
 SETTINGS = {
     "previous (nouns, 1 template)": TaggerConfig(span_policy="nouns", ci_templates=(CI_TEMPLATES["is a"],),
-                                                 ci_weights=(), top_k=5, cs_weight=0.3, min_score=0.3,
+                                                 top_k=5, cs_weight=0.3, min_score=0.3,
                                                  subtype_share=0.5),
     "general without name votes": TaggerConfig.for_domain("general", name_weight=0.0, name_not_entity=1.0),
     "general before the name in context": TaggerConfig.for_domain(
-        "general", ci_templates=tuple(CI_TEMPLATES[n] for n in ("is a", "comma", "and other")), ci_weights=(), top_k=5),
+        "general", ci_templates=tuple(CI_TEMPLATES[n] for n in ("is a", "comma", "and other")), top_k=5),
     "general": TaggerConfig.for_domain("general"),
     "biomedical": TaggerConfig.for_domain("biomedical"),
 }

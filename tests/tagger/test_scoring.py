@@ -91,12 +91,12 @@ def test_nationality_adjectives_get_the_adjective_subtype(shipped):
 
 def test_ci_templates_blend_by_weight(tiny_tagger):
     a, b = "{span} is a {mask} .", "{mask} such as {span} ."
-    only_a = _votes(tiny_tagger, use_cs=False, ci_templates=(a,), ci_weights=())
-    only_b = _votes(tiny_tagger, use_cs=False, ci_templates=(b,), ci_weights=())
+    only_a = _votes(tiny_tagger, use_cs=False, ci_templates=(a,))
+    only_b = _votes(tiny_tagger, use_cs=False, ci_templates=(b,))
     both = _votes(tiny_tagger, use_cs=False, ci_templates=(a, b), ci_weights=(1.0, 3.0))
     np.testing.assert_allclose(both, 0.25 * only_a + 0.75 * only_b, atol=1e-6)
     assert not np.allclose(only_a, only_b)
-    tiny_tagger.config = TaggerConfig(ci_templates=(a, b), ci_weights=())
+    tiny_tagger.config = TaggerConfig(ci_templates=(a, b))
     assert len(tiny_tagger.masked_inputs(TEXT, [_spans(tiny_tagger)[0][1]])) == 3  # CS + one per template
     with pytest.raises(ValueError):
         TaggerConfig(ci_templates=(a, b), ci_weights=(1.0,))
@@ -105,15 +105,14 @@ def test_ci_templates_blend_by_weight(tiny_tagger):
 def test_a_template_can_ask_about_the_span_in_its_sentence(tiny_tagger):
     """{sentence} is the span's own sentence (not the whole text), the span left in place, the mask after it."""
     text = "Obama visited Paris . Then Essex beat Kent by ten runs ."
-    tiny_tagger.config = TaggerConfig(use_cs=False, ci_templates=("{sentence} ( {span} is a {mask} . )",),
-                                      ci_weights=())
+    tiny_tagger.config = TaggerConfig(use_cs=False, ci_templates=("{sentence} ( {span} is a {mask} . )",))
     spans = dict((text[sp.start:sp.end], sp) for _, sp in _spans(tiny_tagger, text))
     mask = tiny_tagger.mlm.mask_token
     assert tiny_tagger.masked_inputs(text, [spans["Kent"]]) == [
         f"Then Essex beat Kent by ten runs . ( Kent is a {mask} . )"]
     assert tiny_tagger.masked_inputs(text, [spans["Paris"]]) == [f"Obama visited Paris . ( Paris is a {mask} . )"]
     with pytest.raises(ValueError, match=r"unknown field \{text\}"):
-        TaggerConfig(ci_templates=("{text} {span} is a {mask}",), ci_weights=())
+        TaggerConfig(ci_templates=("{text} {span} is a {mask}",))
     # a sentence longer than the model window is cropped around the span, which stays in its context
     long = "Obama visited Paris " + "and then many more words " * 400 + "."
     paris = next(sp for _, sp in _spans(tiny_tagger, long) if long[sp.start:sp.end] == "Paris")
@@ -182,7 +181,7 @@ def test_other_counts_less_against_names_than_against_common_nouns(shipped):
     np.testing.assert_allclose(damped[:, entity_cols], plain[:, entity_cols], atol=1e-6)
     np.testing.assert_allclose(damped[~named], plain[~named], atol=1e-6)  # common nouns keep their OTHER votes
     # from the span's words alone (no template with its sentence), OTHER wins without the name options
-    alone = dict(ci_templates=TaggerConfig().ci_templates[:3], ci_weights=())
+    alone = dict(ci_templates=TaggerConfig().ci_templates[:3])
     shipped.config = dataclasses.replace(PLAIN, **alone)
     assert "Reuters" not in {e.text for e in next(shipped.tag([text]))}
     for config in (TaggerConfig(**alone), TaggerConfig()):  # with them, or in its sentence, a news agency

@@ -39,7 +39,8 @@ SpanPolicyOpt = Annotated[Optional[str], typer.Option(
     help="Candidate spans: named (names; common nouns only on confident votes) | nouns (every noun run).")]
 MinScoreOpt = Annotated[Optional[float], typer.Option(
     min=0.0, max=0.99, help="A span is an entity only when its top type's share of the votes exceeds this.")]
-TopKOpt = Annotated[Optional[int], typer.Option(min=1, help="Descriptors per masked input (default: the domain's: general 10, biomedical 5).")]
+TopKOpt = Annotated[Optional[int], typer.Option(
+    min=1, help="Descriptors per masked input (default: the domain's: general 10, biomedical 5).")]
 
 
 def tagger_config(domain: Optional[str], span_policy: Optional[str] = None, min_score: Optional[float] = None,

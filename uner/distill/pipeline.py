@@ -126,7 +126,8 @@ def distill(config: DistillConfig, work: str | Path, out: str | Path,
     shutil.copytree(best, out)
     if config.dev:
         set_o_bias(out, bias)
-    atomic_write_text(out / "MODEL_CARD.md", model_card(config, work, scores, chosen, biases))
+    atomic_write_text(out / "MODEL_CARD.md", model_card(config, work, scores, chosen, biases,
+                                                        bias if config.dev else None))
     log(f"student: {out} (round {chosen})")
     return biases[str(bias)] if config.dev else {}
 
@@ -197,9 +198,10 @@ def score_on_dev(student, gold_files: Sequence[str | Path]) -> dict:
     return out
 
 
-def model_card(config: DistillConfig, work: Path, scores: dict, chosen: int = 1, biases: dict | None = None) -> str:
+def model_card(config: DistillConfig, work: Path, scores: dict, chosen: int = 1, biases: dict | None = None,
+               bias: float | None = None) -> str:
     """The student's MODEL_CARD.md: teacher, corpus files and line counts, thresholds, training, dev F1 (per round
-    and per ``o_bias`` of the chosen round)."""
+    and per ``o_bias`` of the chosen round, ``bias`` the one shipped)."""
     sample = json.loads((work / "sample.json").read_text(encoding="utf-8"))
     selection = json.loads((work / "data" / "selection.json").read_text(encoding="utf-8"))
     lines = ["# uner student tagger", "",
@@ -234,8 +236,7 @@ def model_card(config: DistillConfig, work: Path, scores: dict, chosen: int = 1,
         lines += [f"| {rnd} | {name} | {r['micro']['precision']:.3f} | {r['micro']['recall']:.3f} | "
                   f"{r['micro']['f1']:.3f} |" for rnd, per in scores.items() for name, r in per.items()]
     if biases:
-        best = max(biases, key=lambda b: mean_f1(biases[b]))
-        lines += ["", f"## Decoding\n`o_bias` (added to the O log-probability) chosen on the dev files: **{best}** "
+        lines += ["", f"## Decoding\n`o_bias` (added to the O log-probability) chosen on the dev files: **{bias}** "
                   f"(mean end-to-end F1; rounds above were scored with the training config's o_bias)", "",
                   "| o_bias | " + " | ".join(next(iter(biases.values()))) + " | mean |",
                   "|---" * (len(next(iter(biases.values()))) + 2) + "|"]
