@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 
 import numpy as np
@@ -189,6 +190,30 @@ def test_other_counts_less_against_names_than_against_common_nouns(shipped):
         assert {e.text: e.type for e in next(shipped.tag([text]))}.get("Reuters") == "ORGANIZATION"
     with pytest.raises(ValueError):
         TaggerConfig(name_not_entity=1.5)
+
+
+def test_shipped_labels_calibrate_organization_up(shipped):
+    """The shipped calibration.yaml is loaded and lifts ORGANIZATION's share of a company's votes."""
+    from uner.labels import Calibration
+
+    weights = shipped.scorer.calibration.type_weights
+    assert weights.get("ORGANIZATION", 1.0) > 1.0, weights
+    shipped.config = TaggerConfig.for_domain("general")
+    text = "Shares of Pirelli rose 3 percent on Monday ."
+    spans = [(text, sp) for sp in shipped.spans_for_doc(shipped.nlp(text)) if text[sp.start:sp.end] == "Pirelli"]
+    assert spans, "Pirelli is not a candidate span"
+
+    def org_share() -> float:
+        scores = shipped.span_scores(spans)
+        return float(scores.type_row(0)[scores.type_names.index("ORGANIZATION")])
+
+    calibrated, scorer = org_share(), shipped.scorer
+    shipped.scorer = copy.copy(scorer)
+    shipped.scorer.calibration = Calibration()
+    try:
+        assert 0.0 < org_share() < calibrated
+    finally:
+        shipped.scorer = scorer
 
 
 def test_calibration_weights_shift_the_winning_type(tiny_tagger):
