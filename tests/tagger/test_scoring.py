@@ -252,4 +252,3 @@ def test_a_single_string_is_one_text(shipped):
     shipped.config = TaggerConfig()
     one = list(shipped.tag("Angela Merkel met Macron in Berlin ."))
     assert len(one) == 1 and "Angela Merkel" in {e.text for e in one[0]}
-

@@ -140,14 +140,14 @@ class TaggerConfig:
 
     def input_shares(self) -> np.ndarray:
         """The weight of each masked input of a span (CS first, then the CI templates), summing to 1."""
+        if not self.use_ci:
+            return np.ones(1, np.float32)
         if self.ci_weights is None:
             weights = [TEMPLATE_WEIGHTS.get(t, 1.0) for t in self.ci_templates]
         else:
             weights = self.ci_weights or [1.0] * len(self.ci_templates)
         ci = np.asarray(weights, np.float32)
         ci = ci / ci.sum()
-        if not self.use_ci:
-            return np.ones(1, np.float32)
         if not self.use_cs:
             return ci
         return np.concatenate([[self.cs_weight], (1 - self.cs_weight) * ci]).astype(np.float32)
