@@ -4,7 +4,7 @@
         --try min_score=0.3 --try min_score=0.5 --try min_score=0.3,other_min_score=0.3 \
         --dev ../shared/data/ner/conll2003/valid.txt --dev ../shared/data/ner/wnut17/dev.conll
 
-Each ``--try`` (SelectConfig fields, and ``lowercase``: TrainConfig's augmentation level) selects from the first ``--lines`` teacher records, trains a student with
+Each ``--try`` (SelectConfig fields, and ``lowercase`` / ``uppercase``: TrainConfig's augmentation shares) selects from the first ``--lines`` teacher records, trains a student with
 ``--steps`` steps and scores it end to end on every ``--dev`` file; prints one row per try.
 """
 
@@ -43,13 +43,13 @@ def main() -> None:
         for spec in args.tries or [""]:
             t0 = time.time()
             fields = parse_try(spec)
-            lowercase = fields.pop("lowercase", 0.0)
+            casing = {k: fields.pop(k) for k in ("lowercase", "uppercase") if k in fields}
             config = SelectConfig(**fields)
             folder = Path(tmp) / f"try{abs(hash(spec))}"
             report = select(taught, folder / "data", config)
             train_student(folder / "data", folder / "student",
                           TrainConfig(max_steps=args.steps, eval_frequency=max(1, args.steps // 3), patience=args.steps,
-                                      lowercase=lowercase))
+                                      **casing))
             scores = score_on_dev(folder / "student", args.dev)
             cells = "  ".join(f"{name} {r['micro']['f1']:.3f} (P {r['micro']['precision']:.3f} "
                               f"R {r['micro']['recall']:.3f})" for name, r in scores.items())

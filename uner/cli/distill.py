@@ -29,7 +29,9 @@ def distill(
     other_min_score: Annotated[float, typer.Option(min=0.0, max=1.0, help="Not-entity share a rejected name needs "
                                                                           "to be learned as 'O' (below: missing).")] = 0.3,
     lowercase: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of training sentences shown "
-                                                                    "lower-cased.")] = 0.1,
+                                                                    "lower-cased.")] = 0.2,
+    uppercase: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of training sentences shown "
+                                                                    "upper-cased (headlines).")] = 0.2,
     max_steps: Annotated[int, typer.Option(min=1, help="Training steps (spaCy batches).")] = 20_000,
     eval_frequency: Annotated[int, typer.Option(min=1, help="Steps between held-out checks (checkpoints).")] = 1_000,
     dev: Annotated[Optional[list[Path]], typer.Option(help="Gold dev file to score the student on (repeatable; "
@@ -44,7 +46,8 @@ def distill(
 
     settings = dict(sentences=sentences, seed=seed, model=model, labels=str(labels) if labels else None,
                     workers=workers, select=SelectConfig(min_score=min_score, other_min_score=other_min_score),
-                    train=TrainConfig(max_steps=max_steps, eval_frequency=eval_frequency, lowercase=lowercase, seed=seed),
+                    train=TrainConfig(max_steps=max_steps, eval_frequency=eval_frequency, lowercase=lowercase,
+                                       uppercase=uppercase, seed=seed),
                     dev=[str(d) for d in dev or ()], rounds=rounds, vectors=vectors)
     try:
         config = (DistillConfig(list(corpus), domain=domain or "general", **settings) if corpus else

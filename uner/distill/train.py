@@ -21,7 +21,8 @@ class TrainConfig:
     max_steps: int = 20_000
     eval_frequency: int = 1_000
     patience: int = 5_000  # stop after this many steps without a better held-out score
-    lowercase: float = 0.1  # share of training sentences shown lower-cased (names in informal text often are)
+    lowercase: float = 0.2  # share of training sentences shown lower-cased (names in informal text often are)
+    uppercase: float = 0.2  # share shown upper-cased (headlines and datelines are): augment.py
     seed: int = 0
 
     def overrides(self, train: Path, heldout: Path, vectors: Path | None = None) -> dict:
@@ -29,7 +30,8 @@ class TrainConfig:
         ``vectors.build_teacher_vectors``) the student has hash embeddings only."""
         return {"paths.train": str(train), "paths.dev": str(heldout), "training.max_steps": self.max_steps,
                 "training.eval_frequency": self.eval_frequency, "training.patience": self.patience,
-                "corpora.train.augmenter.level": self.lowercase, "system.seed": self.seed,
+                "corpora.train.augmenter.lower": self.lowercase,
+                "corpora.train.augmenter.upper": self.uppercase, "system.seed": self.seed,
                 "paths.vectors": str(vectors) if vectors else None,
                 "components.tok2vec.model.embed.include_static_vectors": vectors is not None}
 
