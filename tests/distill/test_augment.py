@@ -8,6 +8,7 @@ from spacy.tokens import Doc, Span
 from spacy.training import Example
 from spacy.util import registry
 
+from tests.helpers import uner
 from uner.distill.augment import create_case_augmenter
 
 
@@ -47,3 +48,13 @@ def test_spacy_configs_find_the_augmenter_by_name(example):
     resolved = registry.resolve({"aug": {"@augmenters": "uner.case.v1", "lower": 0.0, "upper": 1.0}})
     (out,) = resolved["aug"](nlp, ex)
     assert out.reference.text.isupper()
+
+
+def test_distill_refuses_casing_shares_over_one_before_any_work(tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("Barack Obama visited Paris.\n", encoding="utf-8")
+    run = uner("distill", str(corpus), "--work", str(tmp_path / "work"), "--out", str(tmp_path / "student"),
+               "--lowercase", "0.7", "--uppercase", "0.5")
+    assert run.returncode != 0
+    assert "lowercase (0.7) and uppercase (0.5)" in run.stderr and "Traceback" not in run.stderr
+    assert not (tmp_path / "work").exists()

@@ -44,12 +44,12 @@ def distill(
     """Teacher-tag a corpus, keep its confident labels, train a spaCy student on them (no gold labels)."""
     from ..distill import DistillConfig, SelectConfig, TrainConfig, distill as run
 
-    settings = dict(sentences=sentences, seed=seed, model=model, labels=str(labels) if labels else None,
-                    workers=workers, select=SelectConfig(min_score=min_score, other_min_score=other_min_score),
-                    train=TrainConfig(max_steps=max_steps, eval_frequency=eval_frequency, lowercase=lowercase,
-                                       uppercase=uppercase, seed=seed),
-                    dev=[str(d) for d in dev or ()], rounds=rounds, vectors=vectors)
     try:
+        settings = dict(sentences=sentences, seed=seed, model=model, labels=str(labels) if labels else None,
+                        workers=workers, select=SelectConfig(min_score=min_score, other_min_score=other_min_score),
+                        train=TrainConfig(max_steps=max_steps, eval_frequency=eval_frequency, lowercase=lowercase,
+                                          uppercase=uppercase, seed=seed),
+                        dev=[str(d) for d in dev or ()], rounds=rounds, vectors=vectors)
         config = (DistillConfig(list(corpus), domain=domain or "general", **settings) if corpus else
                   DistillConfig.preset(domain or "general", corpus_dir, **settings))
         for spec in config.sources:  # every file readable before hours of tagging

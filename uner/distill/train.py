@@ -25,6 +25,11 @@ class TrainConfig:
     uppercase: float = 0.2  # share shown upper-cased (headlines and datelines are): augment.py
     seed: int = 0
 
+    def __post_init__(self) -> None:
+        if min(self.lowercase, self.uppercase) < 0 or self.lowercase + self.uppercase > 1:
+            raise ValueError(f"lowercase ({self.lowercase}) and uppercase ({self.uppercase}) are shares of the "
+                             "training sentences: each >= 0, together at most 1")
+
     def overrides(self, train: Path, heldout: Path, vectors: Path | None = None) -> dict:
         """``student.cfg`` overrides for this run; without ``vectors`` (a spaCy folder of static word vectors,
         ``vectors.build_teacher_vectors``) the student has hash embeddings only."""
