@@ -18,6 +18,8 @@ from spacy.training import Example
 from spacy.training.iob_utils import doc_to_biluo_tags
 from spacy.util import registry
 
+from .train import check_casing
+
 
 def recased(nlp: Language, example: Example, case: Callable[[str], str]) -> Example:
     """``example`` with every token's text passed through ``case``, its tokens and (partial) entities kept."""
@@ -32,8 +34,7 @@ def recased(nlp: Language, example: Example, case: Callable[[str], str]) -> Exam
 def create_case_augmenter(lower: float, upper: float) -> Callable[[Language, Example], Iterator[Example]]:
     """Each training sentence is shown lower-cased with probability ``lower``, upper-cased with ``upper``,
     else as it is."""
-    if lower < 0 or upper < 0 or lower + upper > 1:
-        raise ValueError(f"case augmenter: lower ({lower}) and upper ({upper}) must be shares summing to at most 1")
+    check_casing(lower, upper)
 
     def augment(nlp: Language, example: Example) -> Iterator[Example]:
         draw = random.random()

@@ -14,6 +14,13 @@ from pathlib import Path
 CONFIG = Path(__file__).resolve().parent / "student.cfg"
 
 
+def check_casing(lower: float, upper: float) -> None:
+    """The case augmenter's shares (augment.py) are valid: each >= 0, together at most 1."""
+    if min(lower, upper) < 0 or lower + upper > 1:
+        raise ValueError(f"lowercase ({lower}) and uppercase ({upper}): the lower and upper casing shares of the "
+                         "training sentences must each be >= 0 and together at most 1")
+
+
 @dataclass(frozen=True)
 class TrainConfig:
     """The step budget of one training run (the rest is ``student.cfg``)."""
@@ -26,9 +33,7 @@ class TrainConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        if min(self.lowercase, self.uppercase) < 0 or self.lowercase + self.uppercase > 1:
-            raise ValueError(f"lowercase ({self.lowercase}) and uppercase ({self.uppercase}) are shares of the "
-                             "training sentences: each >= 0, together at most 1")
+        check_casing(self.lowercase, self.uppercase)
 
     def overrides(self, train: Path, heldout: Path, vectors: Path | None = None) -> dict:
         """``student.cfg`` overrides for this run; without ``vectors`` (a spaCy folder of static word vectors,
