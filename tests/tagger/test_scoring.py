@@ -252,3 +252,16 @@ def test_a_single_string_is_one_text(shipped):
     shipped.config = TaggerConfig()
     one = list(shipped.tag("Angela Merkel met Macron in Berlin ."))
     assert len(one) == 1 and "Angela Merkel" in {e.text for e in one[0]}
+
+
+def test_a_dotted_abbreviation_votes_as_the_word_without_its_dots(shipped):
+    """"U.S." is not in the vocabulary but "us" is: its own labels (a place) vote for it as for any one-word
+    name; the CI templates alone, on the dotted form, called it an organisation ("The U.S. government")."""
+    scorer = shipped.scorer
+    np.testing.assert_array_equal(scorer.term_votes(["U.S.", "U.K", "u.s."]), scorer.term_votes(["us", "uk", "us"]))
+    assert scorer.term_votes(["U.S.", "U.K."]).sum(1).all()
+    assert not scorer.term_votes(["3.5.", "U.", "Dr."]).any()  # numbers, initials, titles: no dotted abbreviation
+    shipped.config = TaggerConfig()
+    text = "The U.S. government said on Tuesday it would send troops ."
+    (ents,) = shipped.tag([text])
+    assert [(e.text, e.type) for e in ents if e.text == "U.S."] == [("U.S.", "LOCATION")]

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 ADJECTIVE_TAGS = frozenset({"JJ", "JJR", "JJS"})
 PUNCT = set(string.punctuation) | {"``", "''", "--", "...", "…", "–", "—"}
+DOTTED = re.compile(r"(?:[^\W\d_]\.)+[^\W\d_]\.?")  # an abbreviation written with dots: "U.S.", "U.K." (looked up as "US")
 
 
 @dataclass
@@ -79,10 +80,12 @@ class LabelScorer:
         return np.divide(votes, total, out=np.zeros_like(votes), where=total > 0)
 
     def term_votes(self, terms: Sequence[str]) -> np.ndarray:
-        """terms × labels: each term's own label distribution (as written, else lower-cased; zeros for a
-        term outside the vocabulary or unlabelled)."""
+        """terms × labels: each term's own label distribution (as written, else lower-cased; a dotted
+        abbreviation without its dots; zeros for a term outside the vocabulary or unlabelled)."""
         out = np.zeros((len(terms), len(self.labels)), dtype=np.float32)
         for row, term in enumerate(terms):
+            if DOTTED.fullmatch(term):
+                term = term.replace(".", "")
             i = self.index.get(term, self.index.get(term.lower()))
             if i is not None:
                 out[row] = self.dist[i]
