@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from uner.spans import candidate_spans, load_spacy, parse_inline
+from uner.spans import candidate_spans, load_spacy, parse_inline, strip_title
 
 
 def _spans(text: str) -> list[str]:
@@ -68,3 +68,19 @@ def test_the_parser_is_loaded_without_its_ner():
     nlp = load_spacy()
     assert "ner" not in nlp.component_names  # excluded, not just disabled: its weights are never read
     assert {"tagger", "parser"} <= set(nlp.pipe_names)
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("President Boris Yeltsin", "Boris Yeltsin"),
+    ("Israeli Foreign Minister David Levy", "David Levy"),
+    ("U.S. Ambassador Bill Richardson", "Bill Richardson"),
+    ("Mr. Smith", "Smith"),
+    ("Stephen King", "Stephen King"),  # a title word that is the surname
+    ("Martin Luther King Jr.", "Martin Luther King Jr."),  # only a suffix after it
+    ("President", "President"),  # nothing after the title
+    ("King Hussein of Jordan", "King Hussein of Jordan"),  # a lower-case word after the title: not cut
+])
+def test_titles_before_a_name_are_cut(name, expected):
+    text = f"Yesterday {name} said so."
+    start, end = len("Yesterday "), len("Yesterday ") + len(name)
+    assert text[strip_title(text, start, end) : end] == expected

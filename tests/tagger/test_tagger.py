@@ -253,6 +253,17 @@ def test_default_dtype_tags_like_float32_on_the_shipped_model():
     assert n_spans >= 20 and 1 - differ / n_spans >= 0.9, (differ, n_spans)
 
 
+def test_shipped_tagger_cuts_titles_from_person_names_but_types_given_spans_as_given():
+    tagger = Tagger.from_pretrained(device="cpu")
+    text = "President Bill Clinton met Russian President Boris Yeltsin in Moscow ."
+    persons = {e.text for e in next(tagger.tag(text)) if e.type == "PERSON"}
+    assert persons == {"Bill Clinton", "Boris Yeltsin"}
+    a = text.index("President Boris")
+    b = a + len("President Boris Yeltsin")
+    [ent] = next(tagger.tag([text], [[(a, b)]]))
+    assert (ent.start, ent.end, ent.type) == (a, b, "PERSON")
+
+
 def test_load_tagger_members_score_with_the_first_taggers_settings(tiny):
     from uner.tagger import Ensemble, load_tagger
 

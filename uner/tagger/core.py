@@ -30,7 +30,7 @@ import numpy as np
 from ..labels import Calibration, LabelsFolder, LabelTable, TypeHierarchy, Weighting
 from ..models import MaskedLM
 from ..spans import DEFAULT_SPACY_MODEL, SPAN_POLICIES, SPAN_TAGS, Span, candidate_spans, given_spans, load_spacy
-from .scoring import Entity, LabelScorer, SpanScores
+from .scoring import Entity, LabelScorer, SpanScores, person_without_title
 
 
 class PredictionCache:
@@ -236,7 +236,7 @@ class BaseTagger(ABC):
                 cut = None if sp.named else max(self.config.min_score, self.config.common_min_score)
                 ent = scores.entity(k, text, sp, explain, cut, rejected)
                 if ent is not None:
-                    ents.append(ent)
+                    ents.append(ent if sp.given else person_without_title(ent, text))
                 k += 1
             out.append(ents)
         return out

@@ -10,13 +10,13 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..labels import Calibration, LabelTable, TypeHierarchy, Weighting, term_distribution, type_rollup
-from ..spans import Span
+from ..spans import Span, strip_title
 
 if TYPE_CHECKING:
     from .core import BaseTagger
@@ -175,6 +175,15 @@ class SpanScores:
         top = int(np.argmax(scores))
         total = float(self.label_scores[k] @ self.rollup[:, best])
         return self.labels[members[top]] if scores[top] > 0 and scores[top] >= self.subtype_share * total else None
+
+
+def person_without_title(ent: Entity, text: str) -> Entity:
+    """A PERSON entity without the titles before the name ("President Boris Yeltsin" → "Boris Yeltsin"; see
+    ``uner.spans.strip_title``); any other entity as it is."""
+    if ent.type != "PERSON":
+        return ent
+    start = strip_title(text, ent.start, ent.end)
+    return ent if start == ent.start else replace(ent, text=text[start : ent.end], start=start)
 
 
 def entity_guesses(tagger: BaseTagger, texts: Sequence[str], k: int = 50) -> list[list[dict[str, float]]]:
