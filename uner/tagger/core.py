@@ -236,7 +236,7 @@ class BaseTagger(ABC):
                 cut = None if sp.named else max(self.config.min_score, self.config.common_min_score)
                 ent = scores.entity(k, text, sp, explain, cut, rejected)
                 if ent is not None:
-                    ents.append(ent if sp.given else person_without_title(ent, text))
+                    ents.append(ent if sp.given or not ent.kept else person_without_title(ent, text))
                 k += 1
             out.append(ents)
         return out
