@@ -51,7 +51,7 @@ TITLE_WORDS = frozenset("""
     batsman bowler ceo executive director spokesman spokeswoman analyst economist leader officer inspector
     detective superintendent supt""".split())
 # lower-case words a name may hold after its first word: "F.W. de Klerk", "Zayed bin Sultan", "Bashar al-Assad"
-NAME_PARTICLES = (NAME_CONNECTORS - {"of", "&"}) | {"bin", "ibn", "bint", "al", "el", "van", "ter", "den"}
+NAME_PARTICLES = (NAME_CONNECTORS - {"of", "&"}) | {"bin", "ibn", "bint", "al", "el", "ter", "den"}
 NAME_SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv"})  # "Martin Luther King Jr.": "King" ends the name
 
 

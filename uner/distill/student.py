@@ -48,7 +48,10 @@ class Student:
         for doc in self.nlp.pipe(texts, batch_size=batch_size):
             ents = [_entity(doc.text, e.start_char, e.end_char, e.label_) for e in doc.ents]
             wanted = next(given) if given is not None else None
-            yield [person_without_title(e, doc.text) for e in ents] if wanted is None else _on_spans(doc.text, ents, wanted)
+            if wanted is None:
+                yield [person_without_title(e, doc.text) for e in ents]
+            else:
+                yield _on_spans(doc.text, ents, wanted)
 
 
 def _entity(text: str, start: int, end: int, label: str) -> Entity:
