@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..paths import student_dir
 from ..tagger.scoring import Entity, person_without_title
+from ..tagger.teams import team_entities
 from .select import split_label
 
 
@@ -49,7 +50,7 @@ class Student:
             ents = [_entity(doc.text, e.start_char, e.end_char, e.label_) for e in doc.ents]
             wanted = next(given) if given is not None else None
             if wanted is None:
-                yield [person_without_title(e, doc.text) for e in ents]
+                yield team_entities(doc.text, [person_without_title(e, doc.text) for e in ents])
             else:
                 yield _on_spans(doc.text, ents, wanted)
 

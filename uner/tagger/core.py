@@ -30,6 +30,7 @@ import numpy as np
 from ..labels import Calibration, LabelsFolder, LabelTable, TypeHierarchy, Weighting
 from ..models import MaskedLM
 from ..spans import DEFAULT_SPACY_MODEL, SPAN_POLICIES, SPAN_TAGS, Span, candidate_spans, given_spans, load_spacy
+from .teams import team_entities
 from .scoring import Entity, LabelScorer, SpanScores, person_without_title
 
 
@@ -238,7 +239,7 @@ class BaseTagger(ABC):
                 if ent is not None:
                     ents.append(ent if sp.given or not ent.kept else person_without_title(ent, text))
                 k += 1
-            out.append(ents)
+            out.append(team_entities(text, ents) if not any(sp.given for sp in doc_spans) else ents)
         return out
 
     def explain(self, ids: np.ndarray, logits: np.ndarray) -> list[list[dict]]:

@@ -1,0 +1,157 @@
+"""Place names that stand for sports teams ("Leicestershire beat Somerset", "Torquay 2 Exeter 0").
+
+The masked LM types a span by what else fits its slot, and what fits "[MASK] beat Somerset by an innings" is
+other counties: a place. Clubs named after their town are organisations (CoNLL-2003, OntoNotes and ACE agree),
+while a country's side stays the country ("Romania beat Lithuania" is a location in CoNLL-2003 and a GPE in
+OntoNotes). The cue is the sentence's shape, which a tagger of single spans does not see: result lines, league
+tables, fixtures and the verbs of a match. Both engines apply ``team_entities`` to each sentence's kept entities (rejected candidates are
+left as they are).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Sequence
+
+from .scoring import Entity
+
+# Sovereign states and the sides that play as nations (England, the West Indies), in the spellings news uses;
+# compared lower-cased with dots dropped ("U.S." -> "us").
+COUNTRIES = frozenset("""
+afghanistan albania algeria andorra angola antigua argentina armenia australia austria azerbaijan bahamas
+bahrain bangladesh barbados belarus belgium belize benin bermuda bhutan bolivia bosnia bosnia-herzegovina
+botswana brazil britain brunei bulgaria burkina faso burma burundi cambodia cameroon canada cape verde chad chile
+china colombia comoros congo costa rica croatia cuba cyprus czech republic czechoslovakia denmark djibouti
+dominica dominican republic east germany east timor ecuador egypt el salvador england equatorial guinea eritrea
+estonia ethiopia faroe islands faroes fiji finland france gabon gambia georgia germany ghana gibraltar great britain
+greece grenada guatemala guinea guinea-bissau guyana haiti holland honduras hong kong hungary iceland india
+indonesia iran iraq ireland republic of ireland israel italy ivory coast jamaica japan jordan kazakhstan kazakstan
+kenya kiribati north korea south korea korea s korea n korea kosovo kuwait kyrgyzstan laos latvia lebanon
+lesotho liberia libya liechtenstein lithuania luxembourg macau macedonia madagascar malawi malaysia maldives mali
+malta mauritania mauritius mexico moldova monaco mongolia montenegro morocco mozambique myanmar namibia nepal
+netherlands new zealand nicaragua niger nigeria northern ireland norway oman pakistan palestine panama
+papua new guinea paraguay peru philippines poland portugal puerto rico qatar romania russia rwanda samoa
+san marino saudi arabia scotland senegal serbia seychelles sierra leone singapore slovakia slovenia
+solomon islands somalia south africa soviet union spain sri lanka sudan suriname surinam swaziland sweden
+switzerland syria taiwan tajikistan tanzania thailand togo tonga trinidad trinidad and tobago tunisia turkey
+turkmenistan uganda ukraine united arab emirates uae united kingdom uk united states us usa america uruguay
+uzbekistan vanuatu vatican venezuela vietnam wales west germany west indies western samoa yemen yugoslavia zaire
+zambia zimbabwe ussr
+""".replace("\n", " ").split(" ")) | frozenset({
+    "bosnia and herzegovina", "burkina faso", "cape verde", "costa rica", "czech republic", "dominican republic",
+    "east germany", "east timor", "el salvador", "equatorial guinea", "faroe islands", "great britain",
+    "hong kong", "republic of ireland", "ivory coast", "north korea", "south korea", "s korea", "n korea",
+    "new zealand", "northern ireland", "papua new guinea", "puerto rico", "san marino", "saudi arabia",
+    "sierra leone", "solomon islands", "south africa", "soviet union", "sri lanka", "trinidad and tobago",
+    "united arab emirates", "united kingdom", "united states", "west germany", "west indies", "western samoa",
+    "slovak republic", "cote d'ivoire", "russian federation", "republic of china", "people's republic of china"}) - {""}
+
+# verbs whose subject and object are sides; "lost", "drew" only as "lost to", "drew with" or before a score
+# ("defeated", "routed" are as often battles and elections, "tied to" a bond)
+MATCH_VERBS = frozenset("beat beats thrashed edged trounced outplayed blanked".split())
+RESULT_VERBS = frozenset("lost lose loses drew draw draws".split())
+VERSUS = frozenset({"vs", "vs.", "versus"})  # between two sides; comparisons use them too ("Central vs Southern")
+WIN_NOUNS = frozenset("victory win triumph".split())  # "75-19 victory over Gloucester"
+MATCH_NOUNS = frozenset("match game tie fixture clash".split())  # "their match against Yorkshire"
+_INT = re.compile(r"\d{1,3}")
+_SCORE = re.compile(r"\d{1,3}-\d{1,3}")
+_STAT = re.compile(r"\d{1,3}|\d*\.\d+|-|\d+/\d+|\d+-\d+")
+
+
+def is_country(name: str) -> bool:
+    """Whether ``name`` is a country (or a nation's side) by its usual English names, case and dots ignored."""
+    return " ".join(name.lower().replace(".", "").split()) in COUNTRIES
+
+
+def team_entities(text: str, entities: Sequence[Entity]) -> list[Entity]:
+    """``entities`` (one sentence's, in order) with each place that the sentence shows to be a sports team
+    retyped ORGANIZATION: a side of a result line ("Torquay 2 Exeter 0", "Glamorgan 259 and 207 , Durham 114"),
+    the row name of a league table ("Notts County 3 1 1 1 2 2 4", "HOUSTON 72 63 .533 -"), a side of a fixture
+    ("KANSAS CITY AT DETROIT": the visitors; "v Hampshire") or of a match verb ("Leicestershire beat Somerset", "lost to
+    Boston"). Countries stay places (a national side is its country)."""
+    kept = [i for i, e in enumerate(entities) if e.kept]
+    if not any(entities[i].type == "LOCATION" for i in kept):
+        return list(entities)
+    teams = {kept[j] for j in _team_items(_items(text, [entities[i] for i in kept]))}
+    return [replace(e, type="ORGANIZATION", subtype=None) if i in teams and _is_place_name(e) else e
+            for i, e in enumerate(entities)]
+
+
+def _is_place_name(ent: Entity) -> bool:
+    """A capitalised place name that is no country (not "Austrian", not "ska")."""
+    return ent.type == "LOCATION" and ent.subtype is None and ent.text[:1].isupper() and not is_country(ent.text)
+
+
+def _versus(items: list[tuple[str, int | None]], k: int) -> bool:
+    """Whether item ``k`` is a side of a fixture: "Surrey v Kent", "June 28-30 v Hampshire" ("v" as in British
+    fixture lists; "v." names law cases, "Miller v. Texas"), or between two differently named entities with
+    "vs" or "versus"."""
+    for side, other in ((k - 1, k - 2), (k + 1, k + 2)):
+        if not 0 <= side < len(items):
+            continue
+        word = items[side][0].lower()
+        beyond = items[other] if 0 <= other < len(items) else None
+        if word == "v" and (beyond is None or not beyond[0][:1].islower()):
+            return True
+        if word in VERSUS and beyond is not None and beyond[1] is not None \
+                and _distinct_heads([items[k][0], beyond[0]]):
+            return True
+    return False
+
+
+def _distinct_heads(names: list[str]) -> bool:
+    """Whether the names end in different words: sides of a result ("Springfield 3 PROVIDENCE 2"), not numbered
+    things of one kind ("Route 1 , Route 8", "U.S. Highway 6 , Nebraska Highway 2", "AD 431 ... AD 451")."""
+    heads = [n.split()[-1].lower() for n in names]
+    return len(set(heads)) == len(heads)
+
+
+def _items(text: str, entities: Sequence[Entity]) -> list[tuple[str, int | None]]:
+    """The sentence as words and whole entities: ``(word, None)`` or ``(entity text, entity index)``."""
+    items: list[tuple[str, int | None]] = []
+    order = sorted(range(len(entities)), key=lambda i: entities[i].start)
+    pos = 0
+    for i in order:
+        ent = entities[i]
+        if ent.start < pos:
+            continue
+        items += [(w, None) for w in text[pos:ent.start].split()]
+        items.append((ent.text, i))
+        pos = ent.end
+    items += [(w, None) for w in text[pos:].split()]
+    return items
+
+
+def _team_items(items: list[tuple[str, int | None]]) -> set[int]:
+    """Indices of the entities that the sentence's shape marks as sides of a sporting contest."""
+    words = [w for w, _ in items]
+    ents = [(k, i) for k, (_, i) in enumerate(items) if i is not None]
+    teams: set[int] = set()
+    # a result line: two or more entities, each followed by a score
+    scored = [i for k, i in ents if k + 1 < len(items) and _INT.fullmatch(words[k + 1])
+              and (k + 2 >= len(items) or items[k + 2][1] is not None or not words[k + 2][:1].isalpha()
+                   or words[k + 2].lower() in {"and", "for"})]
+    if len(scored) >= 2 and _distinct_heads([words[k] for k, i in ents if i in scored]):
+        teams.update(scored)
+    teams.update(i for k, i in ents if 1 < k < len(items) - 1  # "Torquay 2 Exeter 0" with Torquay missed
+                 and _INT.fullmatch(words[k - 1]) and _INT.fullmatch(words[k + 1])
+                 and _distinct_heads([words[k - 2], words[k]]))
+    # a league-table row: one entity first, then only figures (at least three, the first two whole numbers)
+    if ents and ents[0][0] == 0 and len(ents) == 1:
+        rest = [w for w in words[1:] if w not in {".", ","}]
+        if len(rest) >= 3 and all(_STAT.fullmatch(w) for w in rest) and all(_INT.fullmatch(w) for w in rest[:2]):
+            teams.add(ents[0][1])
+    # a fixture ("BOSTON AT OAKLAND", "Surrey v Kent") and match verbs ("Leicestershire beat Somerset")
+    for k, i in ents:
+        before = words[k - 1].lower() if k > 0 else ""
+        after = words[k + 1].lower() if k + 1 < len(items) else ""
+        after2 = words[k + 2].lower() if k + 2 < len(items) else ""
+        if _versus(items, k) or after in MATCH_VERBS or before in MATCH_VERBS \
+                or (after in RESULT_VERBS and (after2 in {"to", "with"} or _SCORE.fullmatch(after2))) \
+                or (before in {"to", "with"} and k > 1 and words[k - 2].lower() in RESULT_VERBS) \
+                or (before == "over" and k > 1 and words[k - 2].lower() in WIN_NOUNS) \
+                or (before == "against" and k > 1 and words[k - 2].lower() in MATCH_NOUNS):
+            teams.add(i)
+    if len(ents) == 2 and len(items) == 3 and words[1].lower() == "at":  # the home side's place stays a place
+        teams.add(ents[0][1])
+    return teams
