@@ -30,8 +30,8 @@ import numpy as np
 from ..labels import Calibration, LabelsFolder, LabelTable, TypeHierarchy, Weighting
 from ..models import MaskedLM
 from ..spans import DEFAULT_SPACY_MODEL, SPAN_POLICIES, SPAN_TAGS, Span, candidate_spans, given_spans, load_spacy
-from .teams import team_entities
 from .scoring import Entity, LabelScorer, SpanScores, person_without_title
+from .teams import team_entities
 
 
 class PredictionCache:

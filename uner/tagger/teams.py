@@ -4,8 +4,8 @@ The masked LM types a span by what else fits its slot, and what fits "[MASK] bea
 other counties: a place. Clubs named after their town are organisations (CoNLL-2003, OntoNotes and ACE agree),
 while a country's side stays the country ("Romania beat Lithuania" is a location in CoNLL-2003 and a GPE in
 OntoNotes). The cue is the sentence's shape, which a tagger of single spans does not see: result lines, league
-tables, fixtures and the verbs of a match. Both engines apply ``team_entities`` to each sentence's kept entities (rejected candidates are
-left as they are).
+tables, fixtures and the verbs of a match. Both engines apply ``team_entities`` to each sentence's kept entities
+(rejected candidates are left as they are).
 """
 from __future__ import annotations
 
@@ -16,35 +16,31 @@ from typing import Sequence
 from .scoring import Entity
 
 # Sovereign states and the sides that play as nations (England, the West Indies), in the spellings news uses;
-# compared lower-cased with dots dropped ("U.S." -> "us").
-COUNTRIES = frozenset("""
-afghanistan albania algeria andorra angola antigua argentina armenia australia austria azerbaijan bahamas
-bahrain bangladesh barbados belarus belgium belize benin bermuda bhutan bolivia bosnia bosnia-herzegovina
-botswana brazil britain brunei bulgaria burkina faso burma burundi cambodia cameroon canada cape verde chad chile
-china colombia comoros congo costa rica croatia cuba cyprus czech republic czechoslovakia denmark djibouti
-dominica dominican republic east germany east timor ecuador egypt el salvador england equatorial guinea eritrea
-estonia ethiopia faroe islands faroes fiji finland france gabon gambia georgia germany ghana gibraltar great britain
-greece grenada guatemala guinea guinea-bissau guyana haiti holland honduras hong kong hungary iceland india
-indonesia iran iraq ireland republic of ireland israel italy ivory coast jamaica japan jordan kazakhstan kazakstan
-kenya kiribati north korea south korea korea s korea n korea kosovo kuwait kyrgyzstan laos latvia lebanon
-lesotho liberia libya liechtenstein lithuania luxembourg macau macedonia madagascar malawi malaysia maldives mali
-malta mauritania mauritius mexico moldova monaco mongolia montenegro morocco mozambique myanmar namibia nepal
-netherlands new zealand nicaragua niger nigeria northern ireland norway oman pakistan palestine panama
-papua new guinea paraguay peru philippines poland portugal puerto rico qatar romania russia rwanda samoa
-san marino saudi arabia scotland senegal serbia seychelles sierra leone singapore slovakia slovenia
-solomon islands somalia south africa soviet union spain sri lanka sudan suriname surinam swaziland sweden
-switzerland syria taiwan tajikistan tanzania thailand togo tonga trinidad trinidad and tobago tunisia turkey
-turkmenistan uganda ukraine united arab emirates uae united kingdom uk united states us usa america uruguay
-uzbekistan vanuatu vatican venezuela vietnam wales west germany west indies western samoa yemen yugoslavia zaire
-zambia zimbabwe ussr
-""".replace("\n", " ").split(" ")) | frozenset({
-    "bosnia and herzegovina", "burkina faso", "cape verde", "costa rica", "czech republic", "dominican republic",
-    "east germany", "east timor", "el salvador", "equatorial guinea", "faroe islands", "great britain",
-    "hong kong", "republic of ireland", "ivory coast", "north korea", "south korea", "s korea", "n korea",
-    "new zealand", "northern ireland", "papua new guinea", "puerto rico", "san marino", "saudi arabia",
-    "sierra leone", "solomon islands", "south africa", "soviet union", "sri lanka", "trinidad and tobago",
-    "united arab emirates", "united kingdom", "united states", "west germany", "west indies", "western samoa",
-    "slovak republic", "cote d'ivoire", "russian federation", "republic of china", "people's republic of china"}) - {""}
+# comma-separated, compared lower-cased with dots dropped ("U.S." -> "us").
+COUNTRIES = frozenset(name.strip() for name in """
+afghanistan, albania, algeria, america, andorra, angola, antigua, argentina, armenia, australia, austria,
+azerbaijan, bahamas, bahrain, bangladesh, barbados, belarus, belgium, belize, benin, bermuda, bhutan, bolivia,
+bosnia, bosnia and herzegovina, bosnia-herzegovina, botswana, brazil, britain, brunei, bulgaria, burkina faso,
+burma, burundi, cambodia, cameroon, canada, cape verde, chad, chile, china, colombia, comoros, congo, costa
+rica, cote d'ivoire, croatia, cuba, cyprus, czech republic, czechoslovakia, denmark, djibouti, dominica,
+dominican republic, east germany, east timor, ecuador, egypt, el salvador, england, equatorial guinea, eritrea,
+estonia, ethiopia, faroe islands, faroes, fiji, finland, france, gabon, gambia, georgia, germany, ghana,
+gibraltar, great britain, greece, grenada, guatemala, guinea, guinea-bissau, guyana, haiti, holland, honduras,
+hong kong, hungary, iceland, india, indonesia, iran, iraq, ireland, israel, italy, ivory coast, jamaica, japan,
+jordan, kazakhstan, kazakstan, kenya, kiribati, korea, kosovo, kuwait, kyrgyzstan, laos, latvia, lebanon,
+lesotho, liberia, libya, liechtenstein, lithuania, luxembourg, macau, macedonia, madagascar, malawi, malaysia,
+maldives, mali, malta, mauritania, mauritius, mexico, moldova, monaco, mongolia, montenegro, morocco,
+mozambique, myanmar, n korea, namibia, nepal, netherlands, new zealand, nicaragua, niger, nigeria, north korea,
+northern ireland, norway, oman, pakistan, palestine, panama, papua new guinea, paraguay, people's republic of
+china, peru, philippines, poland, portugal, puerto rico, qatar, republic of china, republic of ireland, romania,
+russia, russian federation, rwanda, s korea, samoa, san marino, saudi arabia, scotland, senegal, serbia,
+seychelles, sierra leone, singapore, slovak republic, slovakia, slovenia, solomon islands, somalia, south
+africa, south korea, soviet union, spain, sri lanka, sudan, surinam, suriname, swaziland, sweden, switzerland,
+syria, taiwan, tajikistan, tanzania, thailand, togo, tonga, trinidad, trinidad and tobago, tunisia, turkey,
+turkmenistan, uae, uganda, uk, ukraine, united arab emirates, united kingdom, united states, uruguay, us, usa,
+ussr, uzbekistan, vanuatu, vatican, venezuela, vietnam, wales, west germany, west indies, western samoa, yemen,
+yugoslavia, zaire, zambia, zimbabwe
+""".replace("\n", " ").split(","))
 
 # verbs whose subject and object are sides; "lost", "drew" only as "lost to", "drew with" or before a score
 # ("defeated", "routed" are as often battles and elections, "tied to" a bond)
