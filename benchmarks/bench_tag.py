@@ -59,7 +59,7 @@ _PEAK = """
 import json, re, sys
 texts = json.load(sys.stdin)
 if sys.argv[1] == "student":
-    from uner.distill import Student
+    from uner.tagger import Student
     tagger = Student.from_pretrained(sys.argv[2])
 else:
     from uner.tagger import Tagger
@@ -80,7 +80,7 @@ def peak_memory_mb(engine: str, arg: str, texts: list[str]) -> float:
 def bench_student(path: str | None, texts: list[str], teacher_seconds: float, repeats: int, dtype: str) -> None:
     """The student's sentences/s on ``texts`` (after a warm-up run, median of ``5 * repeats``: one run takes a
     fraction of a second, so single runs are noisy), its ratio to the teacher, peak memory."""
-    from uner.distill import Student
+    from uner.tagger import Student
     from uner.paths import student_dir
 
     folder = path or str(student_dir())

@@ -144,3 +144,26 @@ def test_fast_equals_reference_on_shipped_model_subset():
     fast = [(c.pivot, c.members) for c in pivot_clusters(vg.graph, e, params)]
     assert fast == reference_clusters(e, vocab, ref, ok.tolist())
     assert len(fast) > 50
+
+
+def test_one_graph_lookup_for_cli_and_server(tiny, tmp_path, monkeypatch):
+    """``neighbour_graph``: a labels folder's graph.npz first, else the user cache's (paths.graph_cache_dir),
+    built there only when asked (the CLI) and None otherwise (the annotation page)."""
+    from uner.clustering import neighbour_graph
+    from uner.paths import graph_cache_dir
+
+    monkeypatch.setenv("UNER_CACHE_DIR", str(tmp_path / "cache"))
+    model, labels = str(tiny[0]), tmp_path / "labels"
+    labels.mkdir()
+    cache = graph_cache_dir(tiny[0])
+    assert cache.parent == tmp_path / "cache" / "graphs" and cache.name.startswith("model-")
+    assert neighbour_graph(model, labels) is None and not cache.exists()
+    told = []
+    built = neighbour_graph(model, labels, build=True, announce=told.append)
+    assert told == [cache] and (cache / "graph.npz").is_file()
+    assert built.vocab == (tiny[0] / "vocab.txt").read_text().split()
+    assert neighbour_graph(model, labels, build=True, announce=told.append).vocab == built.vocab and len(told) == 1
+    own = NeighbourGraph(["a", "b"], np.array([0, 1, 1]), np.array([1], np.int32), np.array([0.5], np.float32),
+                         np.zeros(2, np.float32))
+    own.save(labels)
+    assert neighbour_graph(model, labels).vocab == ["a", "b"]

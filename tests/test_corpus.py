@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import gzip
+
 import pytest
 
-from uner.corpus import Source, is_token_file, read_paragraphs
+from uner.corpus import Source, is_token_file, read_paragraphs, read_token_file
+from uner.evaluate import read_gold
 
 
 def test_plain_gz_xz_read_the_same(tiny_corpus):
@@ -22,6 +25,31 @@ def test_token_files_become_sentences(tmp_path):
     assert is_token_file(conll) and is_token_file(tsv)
     assert [p for p in read_paragraphs(conll) if p] == ["EU rejects", "Peter"]
     assert list(read_paragraphs(tsv)) == ["Aspirin helps", "Pain"]
+
+
+
+def test_gold_and_corpus_read_token_files_alike(tmp_path):
+    """One reader for both: the gold reader used to read a -DOCSTART- line after a BOM as a sentence and
+    keep a leading BOM in the first token, the corpus reader to miss that file as a token file and cut a
+    tab-separated token holding a space to its first word."""
+    conll = tmp_path / "gold.txt"
+    conll.write_text("\ufeff-DOCSTART- -X- -X- O\n\nEU NNP B-NP B-ORG\nrejects VBZ B-VP O\n", encoding="utf-8")
+    tsv = tmp_path / "gold.tsv"
+    tsv.write_text("\ufeffNew York\tI-LOC \nis\tO\n", encoding="utf-8")
+    assert [(s.tokens, s.tags) for s in read_gold(conll)] == [(["EU", "rejects"], ["B-ORG", "O"])]
+    assert is_token_file(conll) and list(read_paragraphs(conll)) == ["", "EU rejects"]
+    assert [(s.tokens, s.tags) for s in read_gold(tsv)] == [(["New York", "is"], ["B-LOC", "O"])]
+    assert list(read_paragraphs(tsv)) == ["New York is"]
+
+
+def test_token_file_tags_are_required_for_gold_only(tmp_path):
+    words = tmp_path / "words.conll.gz"
+    with gzip.open(words, "wt", encoding="utf-8") as f:
+        f.write("EU\tB-ORG\nrejects\n")
+    assert [s.tokens for s in read_token_file(words, tags=False)] == [["EU", "rejects"]]
+    assert list(read_paragraphs(words)) == ["EU rejects"]
+    with pytest.raises(ValueError, match=r"words.conll.gz:2: expected a token and a tag"):
+        list(read_gold(words))
 
 
 def test_source_spec(tiny_corpus, tmp_path):

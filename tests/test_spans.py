@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from uner.spans import candidate_spans, load_spacy, parse_inline, strip_title
+from uner.spans import candidate_spans, load_spacy, parse_inline
+from uner.tagger.stages.titles import strip_title
 
 
 def _spans(text: str) -> list[str]:

@@ -10,11 +10,10 @@ float64 so that bins (and thus tails) do not depend on BLAS summation order.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import shutil
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -27,12 +26,11 @@ from .graph import NeighbourGraph, normalise
 from .io import atomic_write_text, write_npz
 from .labels import carry_labels, dump_clusters
 from .labels.review import is_reviewed
-from .models import MaskedLM, resolve_model
-from .paths import (CLUSTERS_FILE, NEIGHBOURHOODS_FILE, SUMMARY_FILE, check_writable, user_cache_dir,
-                    writable_labels_dir)
+from .models import Backend, MaskedLM, resolve_model, special_mask
+from .paths import (CLUSTERS_FILE, GRAPH_FILE, NEIGHBOURHOODS_FILE, SUMMARY_FILE, check_writable, graph_cache_dir,
+                    labels_dir, writable_labels_dir)
 
 N_BINS = 201  # cosine -1.00 … 1.00 in 0.01 steps; column c holds bin (c - 100) / 100
-SPECIAL_RE = re.compile(r"^(\[.*\]|<.*>)$")
 
 
 @dataclass(frozen=True)
@@ -82,12 +80,6 @@ def tail_cutoffs(hist: np.ndarray, max_bin: int = 20, tail_min: int = 10,
     thr_col = np.where(pair[np.arange(len(j)), j], j - 1, j)
     thresholds = np.where(found, 100 - thr_col, -101)
     return thresholds, found
-
-
-def special_mask(vocab: Sequence[str], specials: Iterable[str] = ()) -> np.ndarray:
-    """True for special and reserved tokens ([CLS], [unused12], <s>, …)."""
-    extra = set(specials)
-    return np.array([t in extra or bool(SPECIAL_RE.match(t)) for t in vocab], dtype=bool)
 
 
 @dataclass
@@ -312,7 +304,7 @@ def cluster_vocabulary(model: str | None = None, out: str | Path | None = None, 
     clusters by member overlap and the old file is kept as ``clusters.yaml.bak``; otherwise
     ReviewedLabelsError, before any work.
     """
-    mlm = MaskedLM.from_pretrained(model, device="cpu")
+    mlm = _load_backend(model)
     folder = Path(out) if out is not None else writable_labels_dir(mlm.name)
     check_writable(folder)
     previous = folder / CLUSTERS_FILE
@@ -351,20 +343,36 @@ def _previous_clusters(path: Path) -> list[dict]:
     return [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
 
 
-def graph_cache_folder(model: str | None = None) -> Path:
-    """Where a model's neighbour graph is cached when its labels folder has none: a folder of the user cache
-    named after the model and a stamp of its files (a changed model gets a new graph)."""
-    path = Path(resolve_model(model))
-    stamp = hashlib.sha1("".join(f"{f.name}:{f.stat().st_size}:{f.stat().st_mtime_ns};"
-                                 for f in sorted(path.iterdir()) if f.is_file()).encode()).hexdigest()[:12]
-    return user_cache_dir() / "graphs" / f"{path.name}-{stamp}"
-
-
 def build_cached_graph(model: str | None = None, progress: bool = True) -> Path:
-    """Build a model's neighbour graph (default parameters, as ``uner cluster``) into ``graph_cache_folder``
+    """Build a model's neighbour graph (default parameters, as ``uner cluster``) into its ``paths.graph_cache_dir``
     and return that folder: what ``uner neighbors`` and ``uner synonyms`` use out of the box."""
-    mlm = MaskedLM.from_pretrained(model, device="cpu")
+    mlm = _load_backend(model)
     vg = build_graph(mlm.word_embeddings(), mlm.vocab, ClusterParams(), mlm.special_tokens, progress)
-    folder = graph_cache_folder(model)
+    folder = graph_cache_dir(resolve_model(model))
     vg.graph.save(folder)
     return folder
+
+
+def neighbour_graph(model: str | None = None, labels: str | Path | None = None, *, build: bool = False,
+                    announce: Callable[[Path], None] | None = None) -> NeighbourGraph | None:
+    """A model's neighbour graph: the ``graph.npz`` of the labels folder ``labels`` (default: the model's,
+    ``paths.labels_dir``), else the one in the user cache (``paths.graph_cache_dir``). Where neither is, with
+    ``build`` it is built into the cache (about a minute; ``announce(folder)`` is called first), else None.
+    The one lookup behind ``uner neighbors``/``synonyms`` and the annotation page; ModelNotFoundError when the
+    cache is asked for a model that cannot be resolved."""
+    folder = Path(labels) if labels is not None else labels_dir(model)
+    if (folder / GRAPH_FILE).is_file():
+        return NeighbourGraph.load(folder)
+    cache = graph_cache_dir(resolve_model(model))
+    if not (cache / GRAPH_FILE).is_file():
+        if not build:
+            return None
+        if announce is not None:
+            announce(cache)
+        build_cached_graph(model)
+    return NeighbourGraph.load(cache)
+
+
+def _load_backend(model: str | None) -> Backend:
+    """The model whose word embeddings are clustered, on the CPU (only its embedding matrix is read)."""
+    return MaskedLM.from_pretrained(model, device="cpu")

@@ -4,6 +4,9 @@ Corpus files hold one paragraph per line; an empty line separates documents
 where the source knows them. ``.gz`` and ``.xz`` files are decompressed on the
 fly. Token-per-line NER files (CoNLL-2003, ``token<TAB>tag``) are read as text
 only: each sentence becomes one paragraph and the labels are dropped.
+
+``read_token_file`` is the one reader of token-per-line files: the corpus readers here and the
+gold reader of ``uner.evaluate`` both use it.
 """
 
 from __future__ import annotations
@@ -36,34 +39,55 @@ def is_token_file(path: str | Path) -> bool:
         return True
     with open_text(path) as f:
         for line in f:
-            if line.strip():
+            line = line.strip().strip("\ufeff")
+            if line:
                 return line.startswith("-DOCSTART-")
     return False
 
 
-def _token_file_sentences(f: IO[str]) -> Iterator[str]:
-    words: list[str] = []
-    for line in f:
-        line = line.strip().strip("\ufeff")
-        if not line or line.startswith("-DOCSTART-"):
-            if words:
-                yield " ".join(words)
-                words = []
-            if line.startswith("-DOCSTART-"):
-                yield ""
-            continue
-        words.append(line.split()[0])
-    if words:
-        yield " ".join(words)
+@dataclass
+class Sentence:
+    """A sentence of a token-per-line file: its tokens and their tags as written (none when read without)."""
+
+    tokens: list[str]
+    tags: list[str]
+
+
+def read_token_file(path: str | Path, tags: bool = True) -> Iterator[Sentence]:
+    """Sentences of a token-per-line NER file: CoNLL-2003 (``word POS chunk NER``, whitespace-separated) or
+    ``token<TAB>tag`` (tab-separated when a line has a tab, so a token may hold spaces); plain, gzip or xz.
+    The token is a line's first column, the tag its last. Blank lines (BOM-only ones too: WNUT-17 has them)
+    end a sentence; a ``-DOCSTART-`` line (even after a BOM) yields an empty Sentence, a document boundary.
+    ``tags=False``: tokens only, and a line may hold the token alone; else ValueError naming PATH:LINE."""
+    tokens: list[str] = []
+    found: list[str] = []
+    with open_text(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip().strip("\ufeff")
+            if not line or line.startswith("-DOCSTART-"):
+                if tokens:
+                    yield Sentence(tokens, found)
+                    tokens, found = [], []
+                if line:
+                    yield Sentence([], [])
+                continue
+            cols = line.split("\t") if "\t" in line else line.split()
+            if tags:
+                if len(cols) < 2:
+                    raise ValueError(f"{path}:{n}: expected a token and a tag")
+                found.append(cols[-1].strip())
+            tokens.append(cols[0].strip())
+    if tokens:
+        yield Sentence(tokens, found)
 
 
 def read_paragraphs(path: str | Path) -> Iterator[str]:
     """Yield paragraphs of a corpus file; ``""`` marks a document boundary."""
-    token_file = is_token_file(path)
+    if is_token_file(path):
+        for sentence in read_token_file(path, tags=False):
+            yield " ".join(sentence.tokens)
+        return
     with open_text(path) as f:
-        if token_file:
-            yield from _token_file_sentences(f)
-            return
         for line in f:
             yield line.strip()
 

@@ -18,7 +18,6 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .clustering import special_mask
 from .corpus import read_paragraphs
 from .embeddings import embed_many
 from .models import Backend

@@ -1,9 +1,9 @@
 """Evaluation on gold NER corpora (DESIGN.md §5).
 
-Readers for CoNLL (``word POS chunk NER``) and two-column ``token<TAB>tag`` files
-(IOB1 is converted to IOB2), entity-level strict micro P/R/F1 (the seqeval
-"strict" definition: an entity counts only with exact boundaries and type), and
-the reference method's given-spans metric: token-level F1 per type averaged over
+Gold sentences of CoNLL (``word POS chunk NER``) and two-column ``token<TAB>tag`` files
+(read by ``corpus.read_token_file``; IOB1 is converted to IOB2), entity-level strict micro
+P/R/F1 (the seqeval "strict" definition: an entity counts only with exact boundaries and
+type), and the reference method's given-spans metric: token-level F1 per type averaged over
 the types, O excluded. Our types map onto a dataset's labels through a YAML file.
 """
 
@@ -17,34 +17,17 @@ from pathlib import Path
 
 import yaml
 
+from .corpus import Sentence, read_token_file
+
 MAPPINGS_DIR = Path(__file__).resolve().parent / "mappings"
 
 
-@dataclass
-class Sentence:
-    tokens: list[str]
-    tags: list[str]
-
-
 def read_gold(path: str | os.PathLike) -> Iterator[Sentence]:
-    """Sentences of a CoNLL-2003 (4 columns) or token/tag (2 columns) file, tags converted to IOB2."""
-    tokens: list[str] = []
-    tags: list[str] = []
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            line = line.rstrip("\n")
-            if not line.strip().strip("\ufeff") or line.startswith("-DOCSTART-"):  # WNUT-17 has BOM-only lines
-                if tokens:
-                    yield Sentence(tokens, to_iob2(tags))
-                    tokens, tags = [], []
-                continue
-            cols = line.split("\t") if "\t" in line else line.split()
-            if len(cols) < 2:
-                raise ValueError(f"{path}:{n}: expected a token and a tag")
-            tokens.append(cols[0])
-            tags.append(cols[-1])
-    if tokens:
-        yield Sentence(tokens, to_iob2(tags))
+    """Sentences of a CoNLL-2003 (4 columns) or token/tag (2 columns) file (``corpus.read_token_file``), tags
+    converted to IOB2; ValueError naming PATH:LINE for a line without a tag."""
+    for sentence in read_token_file(path):
+        if sentence.tokens:  # (not a -DOCSTART- boundary)
+            yield Sentence(sentence.tokens, to_iob2(sentence.tags))
 
 
 def to_iob2(tags: Sequence[str]) -> list[str]:
@@ -223,12 +206,10 @@ def evaluate_model(gold_path: str | os.PathLike, mapping_path: str | os.PathLike
 
     t0 = time.time()
     mapper = Mapping.load(mapping_path) if mapping_path else Mapping.for_file(gold_path)
+    config = TaggerConfig.for_domain(domain or mapper.domain, **config_changes)
     if student:
-        from .distill import Student
-
-        tagger = Student.from_pretrained(model)
+        tagger = load_tagger(engine="student", model=model, stages=config_changes.get("stages"))
     else:
-        config = TaggerConfig.for_domain(domain or mapper.domain, **config_changes)
         tagger = load_tagger(ensemble, model=model, labels=labels, config=config)
     result = evaluate(tagger, gold_path, mapper, mode, limit, errors_path)
     result["seconds"] = round(time.time() - t0, 1)

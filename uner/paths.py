@@ -9,6 +9,7 @@ labels to the working directory (``writable_labels_dir``).
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -92,3 +93,13 @@ def user_cache_dir() -> Path:
     from platformdirs import user_cache_dir as platform_cache
 
     return Path(platform_cache("uner", appauthor=False))
+
+
+def graph_cache_dir(model_dir: str | os.PathLike) -> Path:
+    """Where the neighbour graph of the model in folder ``model_dir`` (a resolved model) is cached when its labels
+    folder has none: ``graphs/<model>-<stamp>`` of the user cache, the stamp taken from the names, sizes and times
+    of the model's files (a changed model gets a new graph)."""
+    path = Path(model_dir)
+    stamp = hashlib.sha1("".join(f"{f.name}:{f.stat().st_size}:{f.stat().st_mtime_ns};"
+                                 for f in sorted(path.iterdir()) if f.is_file()).encode()).hexdigest()[:12]
+    return user_cache_dir() / "graphs" / f"{path.name}-{stamp}"

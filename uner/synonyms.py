@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from .graph import NeighbourGraph
-from .models import MaskedLM
+from .models import Backend
 
 
 def contexts(term: str, texts: Iterable[str], limit: int = 200) -> list[str]:
@@ -28,7 +28,7 @@ def contexts(term: str, texts: Iterable[str], limit: int = 200) -> list[str]:
     return out
 
 
-def co_predictions(mlm: MaskedLM, term: str, texts: Sequence[str], k: int = 30) -> Counter:
+def co_predictions(mlm: Backend, term: str, texts: Sequence[str], k: int = 30) -> Counter:
     """How often each vocabulary term is in the top-k at the masked occurrences of ``term``."""
     pattern = re.compile(rf"(?<!\w){re.escape(term)}(?!\w)", re.IGNORECASE)
     masked = []
@@ -54,7 +54,7 @@ def synonyms(graph: NeighbourGraph, term: str, predicted: Counter | None = None,
     return cands[:top]
 
 
-def synonym_records(graph: NeighbourGraph, terms: Iterable[str], mlm: MaskedLM | None = None,
+def synonym_records(graph: NeighbourGraph, terms: Iterable[str], mlm: Backend | None = None,
                     texts: Sequence[str] = (), max_contexts: int = 200, top: int = 20,
                     normalise: Callable[[str], str] | None = None) -> Iterator[dict]:
     """``{"term", "synonyms"}`` per term, re-ranked by co-prediction in ``texts`` when a model is given. A term

@@ -8,6 +8,7 @@ import random
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -57,3 +58,42 @@ def test_random_bytes_through_the_console_script(tiny, tmp_path):
     assert res.returncode == 1 and "Traceback" not in res.stderr and "had errors" in res.stderr
     check_output(data, out, "txt")
     assert json.loads(out.read_text(encoding="utf-8").splitlines()[-1])["entities"]
+
+
+# Unicode that real corpora hold: no-break, thin, ideographic and zero-width spaces, line/paragraph separators,
+# combining marks, right-to-left and mixed scripts, bidi controls, very long tokens, digits with unit symbols
+PIECES = st.sampled_from(["\u00a0", "\u2009", "\u200b", "\u2028", "\u2029", "\u3000", "\ufeff", "e\u0301", "\u0301",
+                          "שלום", "مرحبا بالعالم", "\u202eParis\u202c", "Zürich", "東京", "Москва", "x" * 400,
+                          "5\u00a0km²", "30\u202f°C", "12 µg/mL", "$5bn", "90\u00a0%", "–", "(714\u00a0–\u00a024", ")",
+                          "Paris", "Leicestershire beat Somerset", "President Boris Yeltsin", ",", ".", "Pepin the Short"])
+UNICODE_TEXT = st.lists(st.one_of(PIECES, st.text(max_size=6)), max_size=14).map(lambda xs: "".join(xs))
+
+
+@pytest.fixture(scope="module")
+def engines(tiny):
+    from uner.tagger import load_tagger
+
+    teacher = dict(model=str(tiny[0]), labels=tiny[1], device="cpu")
+    return {"teacher": load_tagger(**teacher), "student": load_tagger(engine="student"),
+            "ensemble": load_tagger([f"{tiny[0]}:{tiny[1]}"], **teacher)}
+
+
+@pytest.mark.parametrize("engine", ["teacher", "student", "ensemble"])
+def test_every_engine_gives_clean_entities_for_unicode_text(engines, engine):
+    from uner.io import Record
+    from uner.tagger import tag_records
+
+    @settings(max_examples=30, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+    @given(texts=st.lists(UNICODE_TEXT, min_size=1, max_size=4))
+    def check(texts):
+        records = [Record(n, str(n), t, {}) for n, t in enumerate(texts, 1)]
+        out = list(tag_records(engines[engine], records, batch_size=3))
+        assert [r["id"] for r in out] == [str(n) for n in range(1, len(texts) + 1)]
+        for rec in out:
+            assert "error" not in rec, rec
+            for e in rec["entities"]:
+                text = rec["text"][e["start"] : e["end"]]
+                assert e["text"] == text and text and not text[0].isspace() and not text[-1].isspace(), (rec, e)
+                assert text[0] not in "\u200b\ufeff\u202e\u202c,;:(–" and text[-1] not in "\u200b\ufeff,;:(–", (rec, e)
+
+    check()

@@ -56,5 +56,5 @@ def test_distill_refuses_casing_shares_over_one_before_any_work(tmp_path):
     run = uner("distill", str(corpus), "--work", str(tmp_path / "work"), "--out", str(tmp_path / "student"),
                "--lowercase", "0.7", "--uppercase", "0.5")
     assert run.returncode != 0
-    assert "lowercase (0.7) and uppercase (0.5)" in run.stderr and "Traceback" not in run.stderr
+    assert "--lowercase (0.7) and --uppercase (0.5)" in run.stderr and "Traceback" not in run.stderr
     assert not (tmp_path / "work").exists()

@@ -14,7 +14,8 @@ import spacy
 from spacy.tokens import DocBin
 
 from tests.helpers import UNER, uner
-from uner.distill import DistillConfig, SelectConfig, Student, distill, select
+from uner.distill import DistillConfig, SelectConfig, distill, select
+from uner.tagger import Student
 from uner.distill.sample import split_headline
 
 NAMES = ["Obama", "Paris", "Toyota", "Berlin", "Tokyo", "London", "France", "Japan"]

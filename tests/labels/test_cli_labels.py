@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers import uner
+from uner.labels import compile_labels
 
 
 def test_good_folder_validates(label_dir):
@@ -56,6 +57,25 @@ def test_nothing_is_written_when_validation_fails(label_dir):
     path.write_text(broken)
     res = uner("labels", "bootstrap", str(label_dir))
     assert res.returncode == 2 and path.read_text() == broken
+
+
+
+def test_compile_is_the_library_call(label_dir):
+    """`uner labels compile` only calls ``compile_labels``: the same report line and the same table bytes."""
+    res = uner("labels", "compile", str(label_dir), "--neighbours", "5")
+    assert res.returncode == 0, res.stderr
+    table = label_dir / "label_table.npz"
+    written = table.read_bytes()
+    report = compile_labels(label_dir, neighbours=5)
+    assert res.stdout.strip() == str(report) and report.path == table and table.read_bytes() == written
+    assert str(report).startswith("1 confirmed clusters, 0 seed terms, 0 terms.tsv entries: ")
+
+
+def test_compile_checks_terms_tsv_before_writing(label_dir):
+    (label_dir / "terms.tsv").write_text("president\tPRESIDENTS\n")
+    res = uner("labels", "compile", str(label_dir))
+    assert res.returncode == 2 and f"{label_dir / 'terms.tsv'}:1: unknown label 'PRESIDENTS'" in res.stderr
+    assert not (label_dir / "label_table.npz").exists()
 
 
 @pytest.mark.parametrize("old, new, line, message", [

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from uner.tagger.scoring import Entity
-from uner.tagger.teams import is_country, team_entities
+from uner.tagger.stages.teams import is_country, team_entities
 
 
 def _ents(text: str, *names: str, type_name: str = "LOCATION") -> list[Entity]:
@@ -107,7 +107,7 @@ def test_shipped_teacher_types_county_sides_as_organisations_and_national_sides_
 
 
 def test_shipped_student_types_county_sides_as_organisations_and_national_sides_as_places():
-    from uner.distill import Student
+    from uner.tagger import Student
 
     sport, nations = Student.from_pretrained().tag([SPORT, NATIONS])
     assert _typed(sport) == {"Leicestershire": "ORGANIZATION", "Somerset": "ORGANIZATION"}

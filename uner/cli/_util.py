@@ -42,16 +42,28 @@ MinScoreOpt = Annotated[Optional[float], typer.Option(
 TopKOpt = Annotated[Optional[int], typer.Option(
     min=1, help="Descriptors per masked input (default: the domain's: general 10, biomedical 5).")]
 
+StagesOpt = Annotated[Optional[str], typer.Option(
+    help="Post-typing stages to run, comma-separated, in order (none: no stage; default: the domain's, "
+         "e.g. person_titles,sports_teams for general text). Ablation: leave one out.")]
+
+
+def parse_stages(stages: Optional[str]) -> Optional[tuple[str, ...]]:
+    """``--stages`` as a tuple of names (``none`` or empty: no stage); None when not given."""
+    if stages is None:
+        return None
+    return tuple(n.strip() for n in stages.split(",") if n.strip() and n.strip() != "none")
+
 
 def tagger_config(domain: Optional[str], span_policy: Optional[str] = None, min_score: Optional[float] = None,
-                  top_k: Optional[int] = None, model: Optional[str] = None, labels: Optional[Path] = None):
+                  top_k: Optional[int] = None, model: Optional[str] = None, labels: Optional[Path] = None,
+                  stages: Optional[str] = None):
     """The domain's TaggerConfig (default: the one the labels were made for) with the options given on the
     command line; exit 2 on a bad value."""
     from ..labels import LabelsFolder
     from ..tagger import TaggerConfig
 
-    changes = {k: v for k, v in (("span_policy", span_policy), ("min_score", min_score), ("top_k", top_k))
-               if v is not None}
+    changes = {k: v for k, v in (("span_policy", span_policy), ("min_score", min_score), ("top_k", top_k),
+                                 ("stages", parse_stages(stages))) if v is not None}
     try:
         return TaggerConfig.for_labels(LabelsFolder.of(labels, model), domain, **changes)
     except ValueError as exc:  # (LabelError too)
@@ -98,20 +110,19 @@ def map_vectors(vectors: Path, out: Path, fn) -> None:
 
 
 def load_graph(folder: Optional[Path], model: Optional[str]):
-    """The neighbour graph in ``folder``; by default the one in the model's labels folder, else the one in the
-    user cache, built there on first use (the model's vocabulary, about a minute). Exit 2 when there is none."""
-    from ..clustering import build_cached_graph, graph_cache_folder
+    """The neighbour graph in ``folder``; by default ``clustering.neighbour_graph``'s: the one in the model's labels
+    folder, else the one in the user cache, built there on first use (the model's vocabulary, about a minute).
+    Exit 2 when there is none."""
+    from ..clustering import neighbour_graph
     from ..graph import NeighbourGraph
     from ..models import ModelNotFoundError
-    from ..paths import GRAPH_FILE, labels_dir
+
+    def announce(cache: Path) -> None:
+        typer.echo(f"uner: building the neighbour graph of {model or 'the embedded model'} once, into {cache} "
+                   "(about a minute)", err=True)
 
     try:
-        if folder is None and not (labels_dir(model) / GRAPH_FILE).is_file():
-            folder = graph_cache_folder(model)
-            if not (folder / GRAPH_FILE).is_file():
-                typer.echo(f"uner: building the neighbour graph of {model or 'the embedded model'} once, into {folder} "
-                           "(about a minute)", err=True)
-                build_cached_graph(model)
-        return NeighbourGraph.load(folder or labels_dir(model))
+        return NeighbourGraph.load(folder) if folder is not None else neighbour_graph(model, build=True,
+                                                                                     announce=announce)
     except (FileNotFoundError, ModelNotFoundError) as exc:
         fail(str(exc))

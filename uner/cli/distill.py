@@ -1,4 +1,7 @@
-"""`uner distill`: teach a fast spaCy student from the masked-LM tagger on unlabelled text."""
+"""`uner distill`: teach a fast spaCy student from the masked-LM tagger on unlabelled text.
+
+The teaching options are fields of ``DistillConfig`` and of its ``SelectConfig`` and ``TrainConfig``: an option's
+default is the field's (None here means "not given"), and the configs validate what is given."""
 
 from __future__ import annotations
 
@@ -7,7 +10,19 @@ from typing import Annotated, Optional
 
 import typer
 
+from ..distill import DistillConfig, SelectConfig, TrainConfig
+from ._config import as_options, config_option, given, option_names
 from ._util import DomainOpt, LabelsOpt, ModelOpt, app, fail
+
+SELECT_OPTIONS = ("min_score", "other_min_score")
+TRAIN_OPTIONS = ("max_steps", "eval_frequency", "lowercase", "uppercase", "seed")
+DISTILL_OPTIONS = ("sentences", "seed", "model", "labels", "workers", "dev", "rounds", "vectors")
+OPTIONS = option_names(DistillConfig, skip=("sources", "select", "train")) | {
+    name: "--" + name.replace("_", "-") for name in SELECT_OPTIONS + TRAIN_OPTIONS}
+
+
+def _opt(cls: type, name: str, help: str, *decls: str, **kwargs):
+    return config_option(cls, name, *decls, help=help, **kwargs)
 
 
 @app.command()
@@ -18,43 +33,46 @@ def distill(
     work: Annotated[Path, typer.Option(help="Folder for every stage's output; run again to continue.")] = Path("distill"),
     out: Annotated[Path, typer.Option("--out", "-o", help="Where the student goes (a spaCy pipeline folder).")] = Path("student"),
     corpus_dir: Annotated[Path, typer.Option(help="Folder with the preset's corpus files.")] = Path("../shared/data/corpus"),
-    sentences: Annotated[int, typer.Option(min=10, help="Sentences for the teacher to tag.")] = 100_000,
-    seed: Annotated[int, typer.Option(help="Sampling and training seed.")] = 0,
+    sentences: Annotated[Optional[int], _opt(DistillConfig, "sentences", "Sentences for the teacher to tag (at least 10).")] = None,
+    seed: Annotated[Optional[int], _opt(DistillConfig, "seed", "Sampling and training seed.")] = None,
     model: ModelOpt = None,
     labels: LabelsOpt = None,
     domain: DomainOpt = None,
-    workers: Annotated[int, typer.Option(min=1, help="Teacher processes.")] = 1,
-    min_score: Annotated[float, typer.Option(min=0.0, max=1.0, help="Teacher share an entity needs to be learned "
-                                                                    "(below: missing, not 'O').")] = 0.3,
-    other_min_score: Annotated[float, typer.Option(min=0.0, max=1.0, help="Not-entity share a rejected name needs "
-                                                                          "to be learned as 'O' (below: missing).")] = 0.3,
-    lowercase: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of training sentences shown "
-                                                                    "lower-cased.")] = 0.2,
-    uppercase: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of training sentences shown "
-                                                                    "upper-cased (headlines).")] = 0.2,
-    max_steps: Annotated[int, typer.Option(min=1, help="Training steps (spaCy batches).")] = 20_000,
-    eval_frequency: Annotated[int, typer.Option(min=1, help="Steps between held-out checks (checkpoints).")] = 1_000,
+    workers: Annotated[Optional[int], _opt(DistillConfig, "workers", "Teacher processes.")] = None,
+    min_score: Annotated[Optional[float], _opt(SelectConfig, "min_score", "Teacher share an entity needs to be "
+                                                                         "learned (below: missing, not 'O').")] = None,
+    other_min_score: Annotated[Optional[float], _opt(SelectConfig, "other_min_score", "Not-entity share a rejected "
+                                                     "name needs to be learned as 'O' (below: missing).")] = None,
+    lowercase: Annotated[Optional[float], _opt(TrainConfig, "lowercase", "Share of training sentences shown "
+                                                                         "lower-cased.")] = None,
+    uppercase: Annotated[Optional[float], _opt(TrainConfig, "uppercase", "Share of training sentences shown "
+                                                                         "upper-cased (headlines).")] = None,
+    max_steps: Annotated[Optional[int], _opt(TrainConfig, "max_steps", "Training steps (spaCy batches).")] = None,
+    eval_frequency: Annotated[Optional[int], _opt(TrainConfig, "eval_frequency", "Steps between held-out checks "
+                                                                                  "(checkpoints).")] = None,
     dev: Annotated[Optional[list[Path]], typer.Option(help="Gold dev file to score the student on (repeatable; "
                                                             "settings only, never training data).")] = None,
-    rounds: Annotated[int, typer.Option(min=1, help="Training rounds; round 2+ relabels with the best student so far "
-                                                    "and is kept only if the mean dev F1 rises (needs --dev).")] = 1,
-    vectors: Annotated[bool, typer.Option(help="Give the student the teacher's word vectors (embedding and label "
-                                               "types of each vocabulary word) beside its hash embeddings.")] = True,
+    rounds: Annotated[Optional[int], _opt(DistillConfig, "rounds", "Training rounds; round 2+ relabels with the best "
+                                          "student so far and is kept only if the mean dev F1 rises (needs --dev).")] = None,
+    vectors: Annotated[Optional[bool], _opt(DistillConfig, "vectors", "Give the student the teacher's word vectors "
+                                            "(embedding and label types of each vocabulary word) beside its hash "
+                                            "embeddings.", "--vectors/--no-vectors")] = None,
 ) -> None:
     """Teacher-tag a corpus, keep its confident labels, train a spaCy student on them (no gold labels)."""
-    from ..distill import DistillConfig, SelectConfig, TrainConfig, distill as run
+    options = dict(locals())  # (the parameters: what was given is not None)
+    from ..corpus import Source
+    from ..distill import distill as run
 
+    options.update(labels=str(labels) if labels else None, dev=[str(d) for d in dev] if dev else None)
     try:
-        settings = dict(sentences=sentences, seed=seed, model=model, labels=str(labels) if labels else None,
-                        workers=workers, select=SelectConfig(min_score=min_score, other_min_score=other_min_score),
-                        train=TrainConfig(max_steps=max_steps, eval_frequency=eval_frequency, lowercase=lowercase,
-                                          uppercase=uppercase, seed=seed),
-                        dev=[str(d) for d in dev or ()], rounds=rounds, vectors=vectors)
-        config = (DistillConfig(list(corpus), domain=domain or "general", **settings) if corpus else
-                  DistillConfig.preset(domain or "general", corpus_dir, **settings))
+        settings = dict(select=SelectConfig(**given(options, SELECT_OPTIONS)),
+                        train=TrainConfig(**given(options, TRAIN_OPTIONS)), **given(options, DISTILL_OPTIONS))
+        config = (DistillConfig(list(corpus), domain=domain, **settings) if corpus else
+                  DistillConfig.preset(domain, corpus_dir, **settings))
+    except ValueError as exc:  # (a labels folder's malformed tagger.yaml too)
+        fail(as_options(str(exc), OPTIONS))
+    try:
         for spec in config.sources:  # every file readable before hours of tagging
-            from ..corpus import Source
-
             Source.parse(spec)
         scores = run(config, work, out, log=lambda m: typer.echo(m, err=True))
     except (ValueError, OSError) as exc:

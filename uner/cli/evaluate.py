@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._util import EnsembleOpt, LabelsOpt, MinScoreOpt, ModelOpt, SpanPolicyOpt, app, fail
+from ._util import EnsembleOpt, LabelsOpt, MinScoreOpt, ModelOpt, SpanPolicyOpt, StagesOpt, app, fail, parse_stages
 
 
 @app.command("eval")
@@ -25,6 +25,7 @@ def eval_command(
         help="general | biomedical (default: the dataset mapping's domain).")] = None,
     span_policy: SpanPolicyOpt = None,
     min_score: MinScoreOpt = None,
+    stages: StagesOpt = None,
     engine: Annotated[str, typer.Option(help="teacher (the masked-LM tagger) | student (uner distill's spaCy "
                                              "student; --model: its folder, default the shipped one).")] = "teacher",
 ) -> None:
@@ -40,7 +41,8 @@ def eval_command(
         fail(f"--engine: unknown engine {engine!r} (teacher | student)")
     if engine == "student" and ensemble:
         fail("--ensemble combines masked-LM taggers; it does not apply to --engine student")
-    changes = {k: v for k, v in (("span_policy", span_policy), ("min_score", min_score)) if v is not None}
+    changes = {k: v for k, v in (("span_policy", span_policy), ("min_score", min_score), ("stages", parse_stages(stages)))
+               if v is not None}
     try:
         result = evaluate_model(gold, mapping, mode, limit, model, labels, errors, ensemble or (), domain,
                                 engine == "student", **changes)

@@ -11,8 +11,9 @@ import numpy as np
 import typer
 
 from ..labels import LabelError, LabelsFolder, LabelTable, TypeHierarchy
+from ..models import ModelNotFoundError
 from ..paths import ReadOnlyError, check_writable
-from ._util import ModelOpt, app, fail, load_mlm
+from ._util import ModelOpt, app, fail
 
 labels_app = typer.Typer(no_args_is_help=True, help="Label clusters: bootstrap from seeds, validate, compile, inspect.")
 app.add_typer(labels_app, name="labels")
@@ -22,15 +23,15 @@ SeedsOpt = Annotated[Optional[list[Path]], typer.Option("--seeds", help="Seed li
 
 @contextmanager
 def _reported() -> Iterator[None]:
-    """File problems (LabelError) each as FILE:LINE on stderr, a missing folder or seed file or a folder of the
-    installed package (read-only) as one line; exit 2."""
+    """File problems (LabelError) each as FILE:LINE on stderr, a missing folder, seed file or model or a folder of
+    the installed package (read-only) as one line; exit 2."""
     try:
         yield
     except LabelError as exc:
         for p in exc.problems:
             typer.echo(p, err=True)
         raise typer.Exit(2) from None
-    except (FileNotFoundError, ReadOnlyError) as exc:
+    except (FileNotFoundError, ReadOnlyError, ModelNotFoundError) as exc:
         fail(str(exc))
 
 
@@ -63,21 +64,11 @@ def labels_bootstrap(folder: LabelsDir = None, seeds: SeedsOpt = None, model: Mo
 def labels_compile(folder: LabelsDir = None, seeds: SeedsOpt = None, model: ModelOpt = None,
                    neighbours: Annotated[int, typer.Option(help="Labelled neighbours per neighbourhood.")] = 20) -> None:
     """Propagate confirmed cluster labels, seeds and the folder's terms.tsv over the neighbourhoods into label_table.npz."""
-    from ..clustering import special_mask
-    from ..labels import compile_table, load_seeds
+    from ..labels import compile_labels
 
     with _reported():
-        labels = LabelsFolder.existing(folder)
-        check_writable(labels.path)
-        review = labels.load_review(model)
-        terms = labels.load_terms(review.types)
-        seed_terms = load_seeds(seeds or [], review.types)
-    mlm = load_mlm(review.model)
-    table, seed_mat = compile_table(review.vocab, mlm.word_embeddings(), review.types, review.clusters, seed_terms,
-                                    special_mask(review.vocab, mlm.special_tokens), want=neighbours, terms=terms)
-    typer.echo(f"{review.confirmed} confirmed clusters, {len(seed_terms)} seed terms, {len(terms)} terms.tsv entries: "
-               f"{int((seed_mat.sum(1) > 0).sum())} labelled vocabulary terms -> {len(np.unique(table.rows))} "
-               f"after propagation -> {labels.save_table(table)}")
+        report = compile_labels(folder, model, seeds or [], neighbours)
+    typer.echo(str(report))
 
 
 @labels_app.command("stats")

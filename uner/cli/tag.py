@@ -8,7 +8,8 @@ from typing import Annotated, Optional
 import typer
 
 from ._engine import TAG_ENGINES, AddressOpt, CpusPerActorOpt, NumActorsOpt, TagEngineOpt, engine_settings
-from ._util import DomainOpt, EnsembleOpt, LabelsOpt, MinScoreOpt, ModelOpt, SpanPolicyOpt, TopKOpt, app, fail, tagger_config
+from ._util import (DomainOpt, EnsembleOpt, LabelsOpt, MinScoreOpt, ModelOpt, SpanPolicyOpt, StagesOpt, TopKOpt, app,
+                    fail, parse_stages, tagger_config)
 
 
 @app.command()
@@ -28,6 +29,7 @@ def tag(
     span_policy: SpanPolicyOpt = None,
     min_score: MinScoreOpt = None,
     top_k: TopKOpt = None,
+    stages: StagesOpt = None,
     inline: Annotated[bool, typer.Option(help="Type only the spans marked term:__entity__ in the text.")] = False,
     explain: Annotated[bool, typer.Option(help="Add the descriptors that voted, with logits and labels.")] = False,
     resume: Annotated[bool, typer.Option(help="Continue an interrupted run of the same command.")] = False,
@@ -43,18 +45,21 @@ def tag(
 ) -> None:
     """Tag entities: one output record per input line, in order; bad lines get an error field."""
     from ..tagger import SetupError, TagOptions, tag_file
+    from ..tagger.records import ModelFailure
 
     if engine == "student" and ensemble:
         fail("--ensemble combines masked-LM taggers; it does not apply to --engine student")
-    config = tagger_config(domain, span_policy, min_score, top_k, model, labels)
+    config = tagger_config(domain, span_policy, min_score, top_k, model, labels, stages)
     tagger_kwargs = {"model": model, "labels": labels, "config": config, "stop_descriptors": stop_descriptors,
                      "dtype": dtype, "threads": threads, "ensemble": tuple(ensemble or ())}
+    if engine == "student":  # (its settings come from its own folder; --stages overrides them)
+        tagger_kwargs = {"model": model, "stages": parse_stages(stages)}
     settings = engine_settings(engine, TAG_ENGINES, num_cpus_per_actor, address)
     try:
         errors = tag_file(input, out, tagger_kwargs, input_format=input_format, output_format=output_format,
                           options=TagOptions(inline, batch_size, explain, max_chars), resume=resume, workers=workers,
                           runner=engine, encoding=encoding, runner_settings=settings)
-    except SetupError as exc:
+    except (SetupError, ModelFailure) as exc:
         fail(str(exc))
     if errors:
         typer.echo(f"uner: {errors} input line(s) had errors (see the 'error' fields)", err=True)

@@ -12,7 +12,8 @@ continues after its last complete line, so an interrupted ``uner distill`` is si
                                                    student's where the teacher was unsure; kept only if dev F1 rises)
     WORK/dev.json                        dev      (optional: F1 on gold dev files per round and per ``o_bias``,
                                                    to choose the round and the decoder's O bias)
-OUT is the chosen round's student (with the chosen ``o_bias`` when dev files are given) and its ``MODEL_CARD.md``.
+OUT is the chosen round's student (with the chosen ``o_bias`` when dev files are given), its ``MODEL_CARD.md`` and
+its ``tagger.yaml`` (the teacher's domain, whose post-typing stages the student runs; each round's student has one).
 """
 
 from __future__ import annotations
@@ -22,13 +23,18 @@ import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..corpus import Source
 from ..io import atomic_write_text
+from ..paths import TAGGER_FILE
 from .sample import sample_sentences, write_sentences
 from .select import SelectConfig, relabel, select
 from .train import TrainConfig, train_student
 from .vectors import build_teacher_vectors
+
+if TYPE_CHECKING:
+    from ..tagger import TaggerConfig
 
 # the decoder's O log-probability bias (``EntityTagger.o_bias``) tried on the dev files: fewer, surer entities
 # as it rises (the best differs by domain: 2.0 on CoNLL-2003/WNUT-17 dev, 0.0 on the biomedical dev sets)
@@ -42,16 +48,33 @@ PRESETS: dict[str, list[tuple[str, float]]] = {
 }
 
 
+def labels_domain(model: str | None = None, labels: str | None = None) -> str:
+    """The domain the teacher's labels were made for, as ``TaggerConfig.for_labels`` reads it: ``domain`` of the
+    ``tagger.yaml`` of ``labels`` (default: ``model``'s labels folder), general without one; no model is loaded.
+    ValueError (naming the file) for a malformed file or an unknown domain."""
+    from ..labels import LabelsFolder
+    from ..tagger import DOMAINS
+
+    folder = LabelsFolder.of(labels, model)
+    domain = folder.default_domain() or "general"
+    if domain not in DOMAINS:
+        raise ValueError(f"{folder.tagger_path}: unknown value {domain!r} ({' | '.join(DOMAINS)})")
+    return domain
+
+
 @dataclass
 class DistillConfig:
-    """Everything a distillation run depends on (saved in the model card)."""
+    """Everything a distillation run depends on (saved in the model card), validated at construction: a bad
+    value raises ValueError with one line naming the field. ``domain`` None is resolved here to the domain of
+    the teacher's labels folder (``labels_domain``: ``--model uner-bio`` teaches biomedical), so after
+    construction ``domain`` is the one the teacher tags with and the student's ``tagger.yaml`` records."""
 
     sources: list[str]  # corpus files, PATH or PATH:WEIGHT
     sentences: int = 100_000
     seed: int = 0
     model: str | None = None  # the teacher's masked LM (default: the embedded one) and labels folder
     labels: str | None = None
-    domain: str = "general"  # the teacher's settings (TaggerConfig.for_domain)
+    domain: str | None = None  # the teacher's settings (TaggerConfig.for_domain); None: the labels folder's
     workers: int = 1  # teacher processes
     select: SelectConfig = field(default_factory=SelectConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
@@ -60,15 +83,42 @@ class DistillConfig:
     vectors: bool = True  # the teacher's word vectors (embedding + label types) as student features (vectors.py)
 
     def __post_init__(self) -> None:
-        if self.rounds < 1 or (self.rounds > 1 and not self.dev):
-            raise ValueError("rounds must be >= 1, and rounds after the first need dev files to be judged")
+        from ..tagger import DOMAINS
+
+        if isinstance(self.sources, str) or isinstance(self.dev, str):
+            raise ValueError("sources and dev are lists of files, not one string")
+        self.sources, self.dev = [str(s) for s in self.sources], [str(d) for d in self.dev]
+        if not self.sources:
+            raise ValueError("sources: give at least one corpus file")
+        if self.domain is None:
+            self.domain = labels_domain(self.model, self.labels)
+        if self.domain not in DOMAINS:
+            raise ValueError(f"domain must be one of {', '.join(DOMAINS)}, not {self.domain!r}")
+        for name, low in (("sentences", 10), ("seed", 0), ("workers", 1), ("rounds", 1)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ValueError(f"{name} must be an integer >= {low}, not {value!r}")
+        if self.rounds > 1 and not self.dev:
+            raise ValueError(f"rounds ({self.rounds}) after the first need dev: a later round is kept only if its "
+                             "mean F1 on those gold files rises")
+        if not isinstance(self.select, SelectConfig) or not isinstance(self.train, TrainConfig):
+            raise ValueError("select must be a SelectConfig and train a TrainConfig")
 
     @classmethod
-    def preset(cls, domain: str, corpus_dir: str | Path, **changes) -> DistillConfig:
-        """The shipped student's recipe for ``domain`` over the corpus files in ``corpus_dir``."""
+    def preset(cls, domain: str | None, corpus_dir: str | Path, **changes) -> DistillConfig:
+        """The shipped student's recipe for ``domain`` (None: the teacher's labels', as ``labels_domain``
+        resolves it from ``changes``' model and labels) over the corpus files in ``corpus_dir``."""
+        if domain is None:
+            domain = labels_domain(changes.get("model"), changes.get("labels"))
         if domain not in PRESETS:
-            raise ValueError(f"no corpus preset for domain {domain!r} ({', '.join(PRESETS)})")
+            raise ValueError(f"domain must be one of {', '.join(PRESETS)} for a corpus preset, not {domain!r}")
         return cls([f"{Path(corpus_dir) / name}:{w}" for name, w in PRESETS[domain]], domain=domain, **changes)
+
+    def tagger_config(self) -> TaggerConfig:
+        """The teacher's settings: ``domain``'s ``TaggerConfig``."""
+        from ..tagger import TaggerConfig
+
+        return TaggerConfig.for_domain(self.domain)
 
 
 def _stage(done: Path, run: Callable[[], None], log: Callable[[str], None], name: str) -> None:
@@ -84,7 +134,7 @@ def distill(config: DistillConfig, work: str | Path, out: str | Path,
     """Run (or continue) every stage in ``work`` and copy the student with its model card to ``out`` (a folder
     outside ``work``: the work copies keep their training settings); the shipped student's dev scores (the chosen
     round at the chosen ``o_bias``; ``{}`` without ``config.dev``)."""
-    from ..tagger import TaggerConfig, TagOptions, tag_file
+    from ..tagger import TagOptions, tag_file
 
     work, out = Path(work), Path(out)
     if out.resolve().is_relative_to(work.resolve()):
@@ -98,7 +148,7 @@ def distill(config: DistillConfig, work: str | Path, out: str | Path,
         atomic_write_text(work / "sample.json", json.dumps(report, indent=1) + "\n")
 
     def teach() -> None:
-        kwargs = {"model": config.model, "labels": config.labels, "config": TaggerConfig.for_domain(config.domain)}
+        kwargs = {"model": config.model, "labels": config.labels, "config": config.tagger_config()}
         tag_file(str(work / "sentences.txt"), str(work / "teach.jsonl"), kwargs, options=TagOptions(rejected=True),
                  resume=True, workers=config.workers)
 
@@ -124,12 +174,20 @@ def distill(config: DistillConfig, work: str | Path, out: str | Path,
         atomic_write_text(work / "dev.json", json.dumps({**scores, "o_bias": biases}, indent=1) + "\n")
     shutil.rmtree(out, ignore_errors=True)
     shutil.copytree(best, out)
+    write_student_domain(out, config.domain)
     if config.dev:
         set_o_bias(out, bias)
     atomic_write_text(out / "MODEL_CARD.md", model_card(config, work, scores, chosen, biases,
                                                         bias if config.dev else None))
     log(f"student: {out} (round {chosen})")
     return biases[str(bias)] if config.dev else {}
+
+
+def write_student_domain(folder: Path, domain: str) -> None:
+    """``folder/tagger.yaml`` (beside the student's ``meta.json``): the domain the teacher taught in, whose
+    post-typing stages the student runs (``Student.from_pretrained`` reads it as a labels folder's)."""
+    atomic_write_text(folder / TAGGER_FILE,
+                      f"# the tagger domain of the teacher that taught this student (uner distill)\ndomain: {domain}\n")
 
 
 def round_dir(work: Path, r: int) -> Path:
@@ -141,7 +199,7 @@ def _round(config: DistillConfig, work: Path, r: int, previous: int, log: Callab
     """Round ``r``'s stages: (after the first) relabel with the ``previous`` round's student, select, train."""
     here = round_dir(work, r)
     if r > 1:
-        from .student import Student
+        from ..tagger import Student
 
         def run_relabel() -> None:
             student = Student.from_pretrained(round_dir(work, previous) / "student")
@@ -153,6 +211,7 @@ def _round(config: DistillConfig, work: Path, r: int, previous: int, log: Callab
     vectors = work / "vectors" if config.vectors else None
     _stage(here / "student" / "meta.json",
            lambda: train_student(here / "data", here / "student", config.train, vectors=vectors), log, f"round {r}: train")
+    write_student_domain(here / "student", config.domain)  # (before a later round or dev scoring loads it)
 
 
 def mean_f1(scores: dict) -> float:
@@ -163,7 +222,7 @@ def mean_f1(scores: dict) -> float:
 def choose_o_bias(student: str | Path, gold_files: Sequence[str | Path],
                   grid: Sequence[float] = O_BIASES) -> tuple[float, dict[str, dict]]:
     """The ``o_bias`` of ``grid`` with the best mean dev F1 (the first of equals), and the scores of each."""
-    from .student import Student
+    from ..tagger import Student
 
     tagger = Student.from_pretrained(student)
     table = {}
@@ -188,7 +247,7 @@ def score_on_dev(student, gold_files: Sequence[str | Path]) -> dict:
     """End-to-end strict micro F1 (and per type) of a student (a folder or a loaded ``Student``) on gold files,
     each with its shipped mapping."""
     from ..evaluate import evaluate
-    from .student import Student
+    from ..tagger import Student
 
     tagger = student if isinstance(student, Student) else Student.from_pretrained(student)
     out = {}

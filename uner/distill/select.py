@@ -21,6 +21,8 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ..tagger.student import label_name, split_label
+
 NOT_ENTITY = frozenset({"OTHER", "UNTAGGED_ENTITY"})
 
 
@@ -37,22 +39,16 @@ class SelectConfig:
     heldout_every: int = 50  # every N-th sentence goes to the held-out set (spaCy's own model choice)
 
     def __post_init__(self) -> None:
-        scores = [self.min_score, self.common_min_score, self.other_min_score, *self.type_min_scores.values()]
-        if any(not 0 <= s <= 1 for s in scores):
-            raise ValueError("score thresholds must be in [0, 1]")
-        if self.min_label_count < 1 or self.heldout_every < 2:
-            raise ValueError("min_label_count must be >= 1 and heldout_every >= 2")
-
-
-def label_name(type_name: str, subtype: str | None) -> str:
-    """The student's label: ``TYPE`` or ``TYPE/SUBTYPE``."""
-    return f"{type_name}/{subtype}" if subtype else type_name
-
-
-def split_label(label: str) -> tuple[str, str | None]:
-    """``(type, subtype or None)`` of a student label."""
-    type_name, _, subtype = label.partition("/")
-    return type_name, subtype or None
+        scores = {name: getattr(self, name) for name in ("min_score", "common_min_score", "other_min_score")}
+        scores.update((f"type_min_scores[{t}]", s) for t, s in self.type_min_scores.items())
+        for name, score in scores.items():
+            if not 0 <= score <= 1:
+                raise ValueError(f"{name} must be in [0, 1], not {score!r}")
+        if self.min_label_count < 1:
+            raise ValueError(f"min_label_count must be >= 1, not {self.min_label_count!r}")
+        if self.heldout_every < 2:
+            raise ValueError(f"heldout_every must be >= 2 (every N-th sentence is held out), "
+                             f"not {self.heldout_every!r}")
 
 
 def _records(path: Path) -> Iterator[tuple[int, dict]]:

@@ -17,8 +17,8 @@ CONFIG = Path(__file__).resolve().parent / "student.cfg"
 def check_casing(lower: float, upper: float) -> None:
     """The case augmenter's shares (augment.py) are valid: each >= 0, together at most 1."""
     if min(lower, upper) < 0 or lower + upper > 1:
-        raise ValueError(f"lowercase ({lower}) and uppercase ({upper}): the lower and upper casing shares of the "
-                         "training sentences must each be >= 0 and together at most 1")
+        raise ValueError(f"lowercase ({lower}) and uppercase ({upper}) must each be >= 0 and together at most 1 "
+                         "(shares of the training examples shown in lower and upper case)")
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,10 @@ class TrainConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
+        for name, low in (("max_steps", 1), ("eval_frequency", 1), ("patience", 0), ("seed", 0)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ValueError(f"{name} must be an integer >= {low}, not {value!r}")
         check_casing(self.lowercase, self.uppercase)
 
     def overrides(self, train: Path, heldout: Path, vectors: Path | None = None) -> dict:

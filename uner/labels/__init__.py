@@ -6,10 +6,12 @@ the vocabulary's neighbourhoods (E = Nᵀ N L) into a sparse vocabulary × label
 Every file problem is reported as ``FILE:LINE: message``.
 
 Modules, lowest first: ``problems`` (LabelError, YAML nodes with lines), ``types``, ``seeds``,
-``review`` (clusters.yaml), ``table`` (runtime), ``propagation``, ``folder`` (LabelsFolder).
+``review`` (clusters.yaml), ``table`` (runtime), ``propagation``, ``folder`` (LabelsFolder),
+``compiling`` (a folder into its label table: ``uner labels compile``).
 """
 
 from .calibration import Calibration
+from .compiling import CompileReport, compile_folder, compile_labels, model_embeddings
 from .folder import LabelsFolder, Review
 from .problems import LabelError
 from .propagation import compile_table, label_matrix, labelled_neighbourhoods, propagate
@@ -35,7 +37,7 @@ from .table import (
 from .types import TypeHierarchy, load_types
 
 __all__ = [
-    "Calibration",
+    "Calibration", "CompileReport", "compile_folder", "compile_labels", "model_embeddings",
     "CLUSTER_KEYS", "HUMAN_KEYS", "STATUSES", "LabelError", "LabelTable", "LabelsFolder", "Review",
     "TypeHierarchy", "Weighting", "bootstrap", "carry_labels", "cluster_labels", "compile_table", "dump_clusters",
     "label_matrix", "label_stats", "labelled_neighbourhoods", "load_clusters", "load_seeds", "load_types",

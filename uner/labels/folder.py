@@ -80,8 +80,8 @@ class LabelsFolder:
     terms_path = _file(TERMS_FILE, "``terms.tsv``: per-term human labels.")
     table_path = _file(LABEL_TABLE_FILE, "``label_table.npz``: the compiled table the tagger reads.")
     calibration_path = _file(CALIBRATION_FILE, "``calibration.yaml``: per-type weights and thresholds (optional).")
-    tagger_path = _file(TAGGER_FILE, "``tagger.yaml``: the tagger domain these labels were made for and their "
-                                     "expert types (optional).")
+    tagger_path = _file(TAGGER_FILE, "``tagger.yaml``: the tagger domain these labels were made for, their "
+                                     "post-typing stages and expert types (optional).")
 
     def _tagger_settings(self) -> dict:
         """``tagger.yaml`` as a mapping ({} without the file); LabelError for a malformed one."""
@@ -96,6 +96,14 @@ class LabelsFolder:
         """``domain`` of ``tagger.yaml`` (a biomedical model's labels say ``biomedical``), None without the file;
         LabelError for a malformed one."""
         return self._tagger_settings().get("domain")
+
+    def stages(self) -> tuple[str, ...] | None:
+        """``stages`` of ``tagger.yaml``: the post-typing stages these labels' text wants, in order (None without the
+        entry: the domain's). LabelError for an entry that is not a list of names."""
+        names = self._tagger_settings().get("stages")
+        if names is not None and (not isinstance(names, list) or not all(isinstance(n, str) for n in names)):
+            raise LabelError([f"{self.tagger_path}: stages: expected a list of stage names"])
+        return None if names is None else tuple(names)
 
     def expert_types(self, known_types: Sequence[str] = ()) -> frozenset[str]:
         """``expert_types`` of ``tagger.yaml``: the types these labels are a domain expert in (in an ensemble

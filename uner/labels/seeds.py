@@ -65,7 +65,7 @@ def read_seeds(path: str | os.PathLike, types: TypeHierarchy) -> dict[str, Count
 
 
 def seed_files(folder: str | os.PathLike) -> list[Path]:
-    """The seed files of a folder laid out as ``../shared/data/seeds`` (ner_labeling/* and bootstrap)."""
+    """The seed files of a folder laid out as the reference seed data (ner_labeling/*, bootstrap_entities.txt)."""
     folder = Path(folder)
     files = sorted((folder / "ner_labeling").glob("*")) if (folder / "ner_labeling").is_dir() else []
     boot = folder / "bootstrap_entities.txt"

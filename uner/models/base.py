@@ -8,11 +8,21 @@ Arrays cross the seam as numpy, so callers never touch a framework's tensors.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import numpy as np
+
+
+SPECIAL_RE = re.compile(r"^(\[.*\]|<.*>)$")  # special and reserved tokens: [CLS], [unused12], <s>
+
+
+def special_mask(vocab: Sequence[str], specials: Iterable[str] = ()) -> np.ndarray:
+    """True for special and reserved tokens ([CLS], [unused12], <s>, …) and for ``specials``."""
+    extra = set(specials)
+    return np.array([t in extra or bool(SPECIAL_RE.match(t)) for t in vocab], dtype=bool)
 
 
 @dataclass

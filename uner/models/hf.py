@@ -28,6 +28,8 @@ from transformers.utils import logging as hf_logging
 from .base import MaskPrediction
 from .resolve import resolve_dtype, resolve_model
 
+MODEL_FAILURES = (MemoryError, torch.OutOfMemoryError)  # the model itself failing: a run stops, not one record
+
 CPU_BATCH_TOKENS = 1024  # per thread: ~1k tokens of 384-1536-wide activations stay in a core's cache
 GPU_BATCH_TOKENS = 8192
 

@@ -17,7 +17,7 @@ import threading
 from collections import Counter
 from pathlib import Path
 
-from ..labels import STATUSES, LabelError, LabelsFolder, Review, cluster_labels
+from ..labels import STATUSES, LabelError, LabelsFolder, Review, cluster_labels, compile_folder, model_embeddings
 from ..labels.terms_file import set_term_labels
 from .context import Context, key_types, type_list
 from .history import Change, Step, human, restore
@@ -332,8 +332,6 @@ class Workbench:
 
     def compile(self) -> str:
         """Save, then rebuild label_table.npz from the saved review (as ``uner labels compile``); its report."""
-        from ..labels.compiling import compile_folder
-
         if not self._compile_lock.acquire(blocking=False):
             raise RequestError("a compile is already running", 409)
         try:
@@ -352,11 +350,7 @@ class Workbench:
     def _model_embeddings(self) -> tuple:
         """The model's input word embeddings and special-token mask (loaded on the first compile)."""
         if self._embeddings is None:
-            from ..clustering import special_mask
-            from ..models import MaskedLM
-
-            mlm = MaskedLM.from_pretrained(self.review.model)
-            self._embeddings = (mlm.word_embeddings(), special_mask(self.review.vocab, mlm.special_tokens))
+            self._embeddings = model_embeddings(self.review.model, self.review.vocab)
         return self._embeddings
 
 
@@ -375,19 +369,15 @@ def open_workbench(path: str | os.PathLike | None = None, model: str | None = No
     graph when there is one (the folder's ``graph.npz``, else the user cache's; never built here), seed
     lists for evidence and a corpus for examples. Raises LabelError, FileNotFoundError, or ReadOnlyError
     for the installed package's own folder."""
-    from ..clustering import graph_cache_folder
-    from ..graph import NeighbourGraph
+    from ..clustering import neighbour_graph
     from ..labels import load_seeds
-    from ..paths import GRAPH_FILE, check_writable
+    from ..paths import check_writable
     from .context import Corpus
 
     labels = LabelsFolder.existing(path)
     check_writable(labels.path)
     review = labels.load_review(model)
     seed_terms = load_seeds(seeds or [], review.types)
-    graph_file = labels.path / GRAPH_FILE
-    if not graph_file.is_file():
-        graph_file = graph_cache_folder(review.model) / GRAPH_FILE
-    graph = NeighbourGraph.load(graph_file) if graph_file.is_file() else None
+    graph = neighbour_graph(review.model, labels.path)
     text = Corpus.read(corpus, review.vocab or [], corpus_limit) if corpus is not None else None
     return Workbench(labels, review, Context(review.vocab or [], graph, text, seed_terms))

@@ -30,8 +30,8 @@ import numpy as np
 from ..labels import Calibration, LabelsFolder, LabelTable, TypeHierarchy, Weighting
 from ..models import MaskedLM
 from ..spans import DEFAULT_SPACY_MODEL, SPAN_POLICIES, SPAN_TAGS, Span, candidate_spans, given_spans, load_spacy
-from .scoring import Entity, LabelScorer, SpanScores, person_without_title
-from .teams import team_entities
+from .scoring import Entity, LabelScorer, SpanScores
+from .stages import check_stage_types, resolve_stages, run_stages
 
 
 class PredictionCache:
@@ -95,6 +95,7 @@ class TaggerConfig:
     name_weight: float = 0.3  # … of a one-word name's own labels, if larger ("Toyota", "Reuters": companies)
     name_not_entity: float = 0.5  # a name's not-entity votes (OTHER) count this much: a proper name is an entity
     weighting: Weighting = Weighting()
+    stages: tuple[str, ...] = ("person_titles", "sports_teams")  # post-typing stages, in order (``tagger.stages``)
 
     @classmethod
     def for_domain(cls, domain: str = "general", **changes) -> TaggerConfig:
@@ -107,11 +108,14 @@ class TaggerConfig:
     def for_labels(cls, folder: LabelsFolder, domain: str | None = None, **changes) -> TaggerConfig:
         """The settings of ``domain`` when given, else of the domain ``folder``'s labels were made for (its
         ``tagger.yaml``; general without one), with ``changes`` on top: ``uner tag --model uner-bio`` reads
-        biomedical text without ``--domain``."""
+        biomedical text without ``--domain``. The folder's ``stages`` entry, when it has one, replaces the
+        domain's stages (``changes`` still win)."""
         if domain:
             return cls.for_domain(domain, **changes)
+        stages = folder.stages()
         try:
-            return cls.for_domain(folder.default_domain() or "general", **changes)
+            return cls.for_domain(folder.default_domain() or "general",
+                                  **({"stages": stages} if stages is not None else {}), **changes)
         except ValueError as exc:
             raise ValueError(f"{folder.tagger_path}: {exc}") from None
 
@@ -134,6 +138,8 @@ class TaggerConfig:
             if unknown:
                 raise ValueError(f"CI template {t!r}: unknown field {{{sorted(unknown)[0]}}} "
                                  f"(use {', '.join('{' + f + '}' for f in sorted(TEMPLATE_FIELDS))})")
+        self.stages = tuple(self.stages)
+        resolve_stages(self.stages)  # (an unknown name fails here)
         if self.ci_weights and (len(self.ci_weights) != len(self.ci_templates) or min(self.ci_weights) < 0
                                 or sum(self.ci_weights) <= 0):
             raise ValueError(f"ci_weights: one non-negative weight per CI template, not all zero "
@@ -165,7 +171,8 @@ DOMAINS: dict[str, dict] = {
     # (the span's own head word votes too: "IL-2 mRNA" -> RNA, "Jurkat cells" -> cell; JNLPBA, BC5CDR dev)
     "biomedical": {"span_policy": "nouns", "top_k": 5,
                    "ci_templates": tuple(CI_TEMPLATES[n] for n in ("is a", "comma", "such as", "and other")),
-                   "head_weight": 0.3, "subtype_share": 0.2, "name_weight": 0.0, "name_not_entity": 1.0},
+                   "head_weight": 0.3, "subtype_share": 0.2, "name_weight": 0.0, "name_not_entity": 1.0,
+                   "stages": ()},  # (the news conventions, titles and sports sides, are not abstracts')
 }
 
 
@@ -237,9 +244,10 @@ class BaseTagger(ABC):
                 cut = None if sp.named else max(self.config.min_score, self.config.common_min_score)
                 ent = scores.entity(k, text, sp, explain, cut, rejected)
                 if ent is not None:
-                    ents.append(ent if sp.given or not ent.kept else person_without_title(ent, text))
+                    ents.append(ent)
                 k += 1
-            out.append(team_entities(text, ents) if not any(sp.given for sp in doc_spans) else ents)
+            given = any(sp.given for sp in doc_spans)
+            out.append(ents if given else run_stages(text, ents, self.config.stages))
         return out
 
     def explain(self, ids: np.ndarray, logits: np.ndarray) -> list[list[dict]]:
@@ -282,6 +290,10 @@ class Tagger(BaseTagger):
         stops = Path(stop_descriptors).read_text(encoding="utf-8").split() if stop_descriptors else ()
         types = folder.load_types()
         known = [types.parent(lab) for lab in table.labels]
+        try:
+            check_stage_types(config.stages, known)
+        except ValueError as exc:
+            raise ValueError(f"{folder.tagger_path}: {exc}") from None
         calibration = folder.load_calibration(known) if calibrate else Calibration()
         return cls(mlm, table, types, nlp, config, stops, calibration, folder.expert_types(known))
 
@@ -341,3 +353,21 @@ class Tagger(BaseTagger):
         return self.scorer.span_scores(votes, ids.reshape(len(spans), per_span, k),
                                        logits.reshape(len(spans), per_span, k), self.config.min_score,
                                        self.config.subtype_share)
+
+
+def entity_guesses(tagger: BaseTagger, texts: Sequence[str], k: int = 50) -> list[list[dict[str, float]]]:
+    """Fill-in-the-blank entity guessing: per mask, entity types with the summed probability of the
+    top-k predicted terms that carry them ("aripiprazole is used to treat [MASK]" → DISEASE …)."""
+    scorer = tagger.scorer
+    out = []
+    for preds in tagger.mlm.top_k(texts, k=k):
+        per_mask = []
+        for p in preds:
+            probs = np.exp(p.logits - p.logits.max())
+            probs /= probs.sum()
+            types = (scorer.dist[p.ids] @ scorer.rollup) * probs[:, None]
+            totals = types.sum(0)
+            order = np.argsort(-totals)
+            per_mask.append({scorer.type_names[j]: round(float(totals[j]), 4) for j in order if totals[j] > 0})
+        out.append(per_mask)
+    return out

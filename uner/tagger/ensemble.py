@@ -64,13 +64,3 @@ class Ensemble(BaseTagger):
         first = parts[0]
         return SpanScores(labels, type_names, rollup, not_entity, total, first.ids, first.logits,
                           first.min_score, first.scorer, first.subtype_share)
-
-
-def load_tagger(ensemble: Sequence[str] = (), **kwargs) -> BaseTagger:
-    """``Tagger.from_pretrained(**kwargs)``, voting with the ``ensemble`` members (``MODEL`` or
-    ``MODEL:LABELS_DIR``, equal weights) when any are given: what ``uner tag/eval --ensemble`` run."""
-    tagger = Tagger.from_pretrained(**kwargs)
-    if not ensemble:
-        return tagger
-    shared = {k: kwargs[k] for k in ("dtype", "device", "threads", "stop_descriptors") if k in kwargs}
-    return Ensemble.from_specs(tagger, ensemble, **shared)

@@ -2,14 +2,32 @@
 
 from __future__ import annotations
 
+import os
+import traceback
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from ..io import Record
+from ..models import MODEL_FAILURES
 from ..spans import parse_inline
 from .core import BaseTagger, PredictionCache
 
 CACHE_BLOCK = 1024  # documents whose identical masked inputs go through the model once (one prediction cache)
+
+
+class ModelFailure(RuntimeError):
+    """The model itself failed (out of memory …) while tagging: the run stops; one line for the user."""
+
+
+def _error_text(line, exc: Exception) -> str:
+    """A record's ``error`` for an exception in its own tagging: the exception's type and message (a ValueError's
+    message alone: it describes the input), with the traceback when ``uner --verbose`` is on."""
+    message = str(exc) if type(exc) is ValueError else f"{type(exc).__name__}: {exc}"
+    if len(message) > 300:
+        message = message[:297] + "..."
+    if os.environ.get("UNER_VERBOSE"):
+        message += "\n" + "".join(traceback.format_exception(exc)).rstrip()
+    return f"line {line}: {message}"
 
 
 @dataclass(frozen=True)
@@ -71,13 +89,17 @@ def tag_records(tagger: BaseTagger, records: Iterable[Record], *, inline: bool =
         try:
             results = list(tagger.tag([t for _, t, _ in good], [s for _, _, s in good], batch_size=len(good) or 1,
                                       explain=explain, cache=cache, rejected=rejected))
-        except ValueError:  # one bad document must not sink the batch: redo one by one
+        except MODEL_FAILURES as exc:
+            raise ModelFailure(f"the model failed while tagging ({type(exc).__name__}: {exc})") from exc
+        except Exception:  # one bad document must not sink the batch (or the run): redo one by one
             results = []
             for out, text, spans in good:
                 try:
                     results.append(next(tagger.tag([text], [spans], explain=explain, cache=cache, rejected=rejected)))
-                except ValueError as exc:
-                    out["error"] = f"line {out['id']}: {exc}"
+                except MODEL_FAILURES as exc:
+                    raise ModelFailure(f"the model failed on line {out['id']} ({type(exc).__name__}: {exc})") from exc
+                except Exception as exc:
+                    out["error"] = _error_text(out["id"], exc)
                     results.append([])
         for (out, _, _), ents in zip(good, results):
             out["entities"] = [e.to_dict(explain, rejected) for e in ents if e.kept]

@@ -15,7 +15,7 @@ from typing import Protocol
 from ..distributed import RayOptions, actor_count, batch_records, connect, local_path, map_records, require_ray
 from ..io import Record, batched
 from ..spans import load_spacy
-from .ensemble import load_tagger
+from .loading import load_tagger
 from .records import TagOptions, tag_records
 
 
@@ -130,14 +130,13 @@ class RayRunner:
 
 class StudentRunner(SerialRunner):
     """The student tagger (``uner distill``) in this process instead of the masked LM: ``tagger_kwargs["model"]``
-    is its pipeline folder (default: the shipped ``uner-student``); the other tagger arguments do not apply."""
+    is its pipeline folder (default: the shipped ``uner-student``), ``tagger_kwargs["stages"]`` its post-typing stages
+    (default: the folder's); the other tagger arguments do not apply."""
 
     masked_lm = False  # (no dtype to choose, no labels folder)
 
     def __init__(self, tagger_kwargs: dict, options: TagOptions, workers: int | None = 1) -> None:
-        from ..distill import Student
-
-        self.tagger = Student.from_pretrained(tagger_kwargs.get("model"))
+        self.tagger = load_tagger(engine="student", model=tagger_kwargs.get("model"), stages=tagger_kwargs.get("stages"))
         self.options = options
 
 

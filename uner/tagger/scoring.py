@@ -10,16 +10,12 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field, replace
-from typing import TYPE_CHECKING
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
 from ..labels import Calibration, LabelTable, TypeHierarchy, Weighting, term_distribution, type_rollup
-from ..spans import Span, strip_title
-
-if TYPE_CHECKING:
-    from .core import BaseTagger
+from ..spans import Span
 
 ADJECTIVE_TAGS = frozenset({"JJ", "JJR", "JJS"})
 PUNCT = set(string.punctuation) | {"``", "''", "--", "...", "…", "–", "—"}
@@ -40,14 +36,20 @@ class Entity:
     distribution: dict | None = field(default=None, repr=False)
     kept: bool = field(default=True, repr=False)  # False: a candidate the tagger rejected (``rejected=True``)
     named: bool = field(default=True, repr=False)  # the span is name-like (``Span.named``)
+    stages: tuple[str, ...] = field(default=(), repr=False)  # the post-typing stages that changed it (``stages``)
 
     def to_dict(self, explain: bool = False, named: bool = False) -> dict:
-        """The JSON form; with ``named``, whether the span was name-like (the teacher's output for a student)."""
+        """The JSON form; with ``named``, whether the span was name-like (the teacher's output for a student); with
+        ``explain``, the descriptors and the stages that changed the entity (when any)."""
         d = asdict(self)
         for key in ("distribution", "kept") + (() if named else ("named",)):
             d.pop(key)
         if not explain:
             d.pop("descriptors")
+        if not (explain and self.stages):
+            d.pop("stages")
+        else:
+            d["stages"] = list(self.stages)
         return d
 
 
@@ -175,30 +177,3 @@ class SpanScores:
         top = int(np.argmax(scores))
         total = float(self.label_scores[k] @ self.rollup[:, best])
         return self.labels[members[top]] if scores[top] > 0 and scores[top] >= self.subtype_share * total else None
-
-
-def person_without_title(ent: Entity, text: str) -> Entity:
-    """A PERSON entity without the titles before the name ("President Boris Yeltsin" → "Boris Yeltsin"; see
-    ``uner.spans.strip_title``); any other entity as it is."""
-    if ent.type != "PERSON":
-        return ent
-    start = strip_title(text, ent.start, ent.end)
-    return ent if start == ent.start else replace(ent, text=text[start : ent.end], start=start)
-
-
-def entity_guesses(tagger: BaseTagger, texts: Sequence[str], k: int = 50) -> list[list[dict[str, float]]]:
-    """Fill-in-the-blank entity guessing: per mask, entity types with the summed probability of the
-    top-k predicted terms that carry them ("aripiprazole is used to treat [MASK]" → DISEASE …)."""
-    scorer = tagger.scorer
-    out = []
-    for preds in tagger.mlm.top_k(texts, k=k):
-        per_mask = []
-        for p in preds:
-            probs = np.exp(p.logits - p.logits.max())
-            probs /= probs.sum()
-            types = (scorer.dist[p.ids] @ scorer.rollup) * probs[:, None]
-            totals = types.sum(0)
-            order = np.argsort(-totals)
-            per_mask.append({scorer.type_names[j]: round(float(totals[j]), 4) for j in order if totals[j] > 0})
-        out.append(per_mask)
-    return out

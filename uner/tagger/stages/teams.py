@@ -1,11 +1,10 @@
-"""Place names that stand for sports teams ("Leicestershire beat Somerset", "Torquay 2 Exeter 0").
+"""The ``sports_teams`` stage: place names that stand for sports teams ("Leicestershire beat Somerset").
 
 The masked LM types a span by what else fits its slot, and what fits "[MASK] beat Somerset by an innings" is
 other counties: a place. Clubs named after their town are organisations (CoNLL-2003, OntoNotes and ACE agree),
 while a country's side stays the country ("Romania beat Lithuania" is a location in CoNLL-2003 and a GPE in
 OntoNotes). The cue is the sentence's shape, which a tagger of single spans does not see: result lines, league
-tables, fixtures and the verbs of a match. Both engines apply ``team_entities`` to each sentence's kept entities
-(rejected candidates are left as they are).
+tables, fixtures and the verbs of a match. Word lists and type names: ``data/sports_teams.yaml``.
 """
 from __future__ import annotations
 
@@ -13,42 +12,17 @@ import re
 from dataclasses import replace
 from typing import Sequence
 
-from .scoring import Entity
+from ..scoring import Entity
+from .registry import register, stage_data
 
-# Sovereign states and the sides that play as nations (England, the West Indies), in the spellings news uses;
-# comma-separated, compared lower-cased with dots dropped ("U.S." -> "us").
-COUNTRIES = frozenset(name.strip() for name in """
-afghanistan, albania, algeria, america, andorra, angola, antigua, argentina, armenia, australia, austria,
-azerbaijan, bahamas, bahrain, bangladesh, barbados, belarus, belgium, belize, benin, bermuda, bhutan, bolivia,
-bosnia, bosnia and herzegovina, bosnia-herzegovina, botswana, brazil, britain, brunei, bulgaria, burkina faso,
-burma, burundi, cambodia, cameroon, canada, cape verde, chad, chile, china, colombia, comoros, congo, costa
-rica, cote d'ivoire, croatia, cuba, cyprus, czech republic, czechoslovakia, denmark, djibouti, dominica,
-dominican republic, east germany, east timor, ecuador, egypt, el salvador, england, equatorial guinea, eritrea,
-estonia, ethiopia, faroe islands, faroes, fiji, finland, france, gabon, gambia, georgia, germany, ghana,
-gibraltar, great britain, greece, grenada, guatemala, guinea, guinea-bissau, guyana, haiti, holland, honduras,
-hong kong, hungary, iceland, india, indonesia, iran, iraq, ireland, israel, italy, ivory coast, jamaica, japan,
-jordan, kazakhstan, kazakstan, kenya, kiribati, korea, kosovo, kuwait, kyrgyzstan, laos, latvia, lebanon,
-lesotho, liberia, libya, liechtenstein, lithuania, luxembourg, macau, macedonia, madagascar, malawi, malaysia,
-maldives, mali, malta, mauritania, mauritius, mexico, moldova, monaco, mongolia, montenegro, morocco,
-mozambique, myanmar, n korea, namibia, nepal, netherlands, new zealand, nicaragua, niger, nigeria, north korea,
-northern ireland, norway, oman, pakistan, palestine, panama, papua new guinea, paraguay, people's republic of
-china, peru, philippines, poland, portugal, puerto rico, qatar, republic of china, republic of ireland, romania,
-russia, russian federation, rwanda, s korea, samoa, san marino, saudi arabia, scotland, senegal, serbia,
-seychelles, sierra leone, singapore, slovak republic, slovakia, slovenia, solomon islands, somalia, south
-africa, south korea, soviet union, spain, sri lanka, sudan, surinam, suriname, swaziland, sweden, switzerland,
-syria, taiwan, tajikistan, tanzania, thailand, togo, tonga, trinidad, trinidad and tobago, tunisia, turkey,
-turkmenistan, uae, uganda, uk, ukraine, united arab emirates, united kingdom, united states, uruguay, us, usa,
-ussr, uzbekistan, vanuatu, vatican, venezuela, vietnam, wales, west germany, west indies, western samoa, yemen,
-yugoslavia, zaire, zambia, zimbabwe
-""".replace("\n", " ").split(","))
-
-# verbs whose subject and object are sides; "lost", "drew" only as "lost to", "drew with" or before a score
-# ("defeated", "routed" are as often battles and elections, "tied to" a bond)
-MATCH_VERBS = frozenset("beat beats thrashed edged trounced outplayed blanked".split())
-RESULT_VERBS = frozenset("lost lose loses drew draw draws".split())
-VERSUS = frozenset({"vs", "vs.", "versus"})  # between two sides; comparisons use them too ("Central vs Southern")
-WIN_NOUNS = frozenset("victory win triumph".split())  # "75-19 victory over Gloucester"
-MATCH_NOUNS = frozenset("match game tie fixture clash".split())  # "their match against Yorkshire"
+_DATA = stage_data("sports_teams")
+COUNTRIES = frozenset(_DATA["countries"])
+MATCH_VERBS = frozenset(_DATA["match_verbs"])
+RESULT_VERBS = frozenset(_DATA["result_verbs"])
+VERSUS = frozenset(_DATA["versus"])
+WIN_NOUNS = frozenset(_DATA["win_nouns"])
+MATCH_NOUNS = frozenset(_DATA["match_nouns"])
+PLACE, TEAM = _DATA["types"]["place"], _DATA["types"]["team"]
 _INT = re.compile(r"\d{1,3}")
 _SCORE = re.compile(r"\d{1,3}-\d{1,3}")
 _STAT = re.compile(r"\d{1,3}|\d*\.\d+|-|\d+/\d+|\d+-\d+")
@@ -59,23 +33,24 @@ def is_country(name: str) -> bool:
     return " ".join(name.lower().replace(".", "").split()) in COUNTRIES
 
 
+@register("sports_teams", types=tuple(_DATA["types"].values()))
 def team_entities(text: str, entities: Sequence[Entity]) -> list[Entity]:
     """``entities`` (one sentence's, in order) with each place that the sentence shows to be a sports team
-    retyped ORGANIZATION: a side of a result line ("Torquay 2 Exeter 0", "Glamorgan 259 and 207 , Durham 114"),
+    retyped a team (ORGANIZATION): a side of a result line ("Torquay 2 Exeter 0", "Glamorgan 259 and 207 , Durham 114"),
     the row name of a league table ("Notts County 3 1 1 1 2 2 4", "HOUSTON 72 63 .533 -"), a side of a fixture
     ("KANSAS CITY AT DETROIT": the visitors; "v Hampshire") or of a match verb ("Leicestershire beat Somerset", "lost to
     Boston"). Countries stay places (a national side is its country)."""
     kept = [i for i, e in enumerate(entities) if e.kept]
-    if not any(entities[i].type == "LOCATION" for i in kept):
+    if not any(entities[i].type == PLACE for i in kept):
         return list(entities)
     teams = {kept[j] for j in _team_items(_items(text, [entities[i] for i in kept]))}
-    return [replace(e, type="ORGANIZATION", subtype=None) if i in teams and _is_place_name(e) else e
+    return [replace(e, type=TEAM, subtype=None) if i in teams and _is_place_name(e) else e
             for i, e in enumerate(entities)]
 
 
 def _is_place_name(ent: Entity) -> bool:
     """A capitalised place name that is no country (not "Austrian", not "ska")."""
-    return ent.type == "LOCATION" and ent.subtype is None and ent.text[:1].isupper() and not is_country(ent.text)
+    return ent.type == PLACE and ent.subtype is None and ent.text[:1].isupper() and not is_country(ent.text)
 
 
 def _versus(items: list[tuple[str, int | None]], k: int) -> bool:
@@ -98,7 +73,7 @@ def _versus(items: list[tuple[str, int | None]], k: int) -> bool:
 def _distinct_heads(names: list[str]) -> bool:
     """Whether the names end in different words: sides of a result ("Springfield 3 PROVIDENCE 2"), not numbered
     things of one kind ("Route 1 , Route 8", "U.S. Highway 6 , Nebraska Highway 2", "AD 431 ... AD 451")."""
-    heads = [n.split()[-1].lower() for n in names]
+    heads = [(n.split() or [""])[-1].lower() for n in names]
     return len(set(heads)) == len(heads)
 
 

@@ -2,41 +2,60 @@
 
 ``Student.tag`` has ``Tagger.tag``'s signature and gives the same ``Entity`` records (type and subtype from
 the student's ``TYPE/SUBTYPE`` labels), so the runners, output formats and ``uner eval`` take either. One
-cheap pass per sentence, no masked copies, no parser (79x the teacher's sentences/s on a bf16 CPU:
-``benchmarks/bench_tag``). The student has no vote shares, so its entities' ``score`` is None.
+cheap pass per sentence, no masked copies, no parser (about 56x the teacher's sentences/s on this CPU:
+``benchmarks/bench_tag``). The student has no vote shares, so its entities' ``score`` is None. Its entities go
+through the same post-typing stages as the teacher's (``uner.tagger.stages``): those of the domain in the folder's
+``tagger.yaml``, written by ``uner distill``.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+import spacy
+
+from ..labels import LabelsFolder
 from ..paths import student_dir
-from ..tagger.scoring import Entity, person_without_title
-from ..tagger.teams import team_entities
-from .select import split_label
+from .core import TaggerConfig
+from .scoring import Entity
+from .stages import check_stage_types, resolve_stages, run_stages
 
 
 class Student:
     """A trained student pipeline (``spacy.load``-able folder) as a tagger."""
 
-    def __init__(self, nlp) -> None:
+    def __init__(self, nlp, stages: tuple[str, ...] | None = None, domain: str = "general") -> None:
+        """``stages``: the post-typing stages to run (ValueError when one names a type the student does not
+        tag); None: those of ``domain`` whose types it tags (a stage cannot act on types the student never gives)."""
         if "ner" not in nlp.pipe_names:
             raise ValueError("a student pipeline needs an 'ner' component")
         self.nlp = nlp
+        tags = nlp.get_pipe("ner").labels  # (B-/I- tags of TYPE/SUBTYPE labels, or the labels themselves)
+        types = {split_label(re.sub(r"^[BILU]-", "", tag))[0] for tag in tags}
+        if stages is None:
+            stages = tuple(s.name for s in resolve_stages(TaggerConfig.for_domain(domain).stages)
+                           if set(s.types) <= types)
+        self.stages = tuple(stages)
+        check_stage_types(self.stages, types)
 
     @classmethod
-    def from_pretrained(cls, path: str | Path | None = None) -> Student:
+    def from_pretrained(cls, path: str | Path | None = None, stages: tuple[str, ...] | None = None) -> Student:
         """A folder written by ``uner distill``, or a shipped student by name (default ``uner-student``;
-        ``uner-student-bio`` for biomedical text)."""
-        import spacy
-
+        ``uner-student-bio`` for biomedical text). ``stages``: the post-typing stages (default: the ``stages`` of
+        the folder's ``tagger.yaml``, else those of its ``domain``)."""
         folder = student_dir() if path is None else Path(path)
         if path is not None and not folder.exists() and (student_dir(str(path)) / "meta.json").is_file():
             folder = student_dir(str(path))
         if not (folder / "meta.json").is_file():
             raise FileNotFoundError(f"{folder}: not a student pipeline folder (no meta.json); train one with uner distill")
-        return cls(spacy.load(folder))
+        settings = LabelsFolder(folder)  # (its tagger.yaml: the domain the teacher taught with, maybe its stages)
+        try:
+            stages = settings.stages() if stages is None else stages
+            return cls(spacy.load(folder), stages, settings.default_domain() or "general")
+        except ValueError as exc:
+            raise ValueError(f"{settings.tagger_path}: {exc}") from None
 
     def tag(self, texts: Iterable[str], spans: Iterable[list[tuple[int, int]] | None] | None = None, *,
             batch_size: int = 256, explain: bool = False, cache=None, rejected: bool = False) -> Iterator[list[Entity]]:
@@ -50,9 +69,20 @@ class Student:
             ents = [_entity(doc.text, e.start_char, e.end_char, e.label_) for e in doc.ents]
             wanted = next(given) if given is not None else None
             if wanted is None:
-                yield team_entities(doc.text, [person_without_title(e, doc.text) for e in ents])
+                yield run_stages(doc.text, ents, self.stages)
             else:
                 yield _on_spans(doc.text, ents, wanted)
+
+
+def label_name(type_name: str, subtype: str | None) -> str:
+    """The student's label: ``TYPE`` or ``TYPE/SUBTYPE``."""
+    return f"{type_name}/{subtype}" if subtype else type_name
+
+
+def split_label(label: str) -> tuple[str, str | None]:
+    """``(type, subtype or None)`` of a student label."""
+    type_name, _, subtype = label.partition("/")
+    return type_name, subtype or None
 
 
 def _entity(text: str, start: int, end: int, label: str) -> Entity:

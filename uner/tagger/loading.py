@@ -1,0 +1,41 @@
+"""Loading a tagger by engine: what ``uner tag``, ``uner eval`` and the runners call."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Iterable, Iterator, Protocol
+
+from .core import PredictionCache, Tagger
+from .ensemble import Ensemble
+from .scoring import Entity
+from .student import Student
+
+ENGINES = ("teacher", "student")
+
+
+class EntityTagger(Protocol):
+    """What every engine is to its callers (``Tagger``, ``Ensemble``, ``Student``): a spaCy pipeline that tokenizes
+    as the tagging does, and ``tag``, an iterator over each text's entities, in order."""
+
+    nlp: object
+
+    def tag(self, texts: Iterable[str], spans: Iterable[list[tuple[int, int]] | None] | None = None, *,
+            batch_size: int = 64, explain: bool = False, cache: PredictionCache | None = None,
+            rejected: bool = False) -> Iterator[list[Entity]]: ...
+
+
+def load_tagger(ensemble: Sequence[str] = (), engine: str = "teacher", **kwargs) -> EntityTagger:
+    """The ``engine``'s tagger. ``teacher``: ``Tagger.from_pretrained(**kwargs)``, voting with the ``ensemble``
+    members (``MODEL`` or ``MODEL:LABELS_DIR``, equal weights) when any are given. ``student``: the student
+    pipeline ``kwargs["model"]`` (default the shipped one) with ``kwargs["stages"]`` (default: its folder's)."""
+    if engine == "student":
+        if ensemble:
+            raise ValueError("--ensemble combines masked-LM taggers; it does not apply to the student engine")
+        return Student.from_pretrained(kwargs.get("model"), kwargs.get("stages"))
+    if engine != "teacher":
+        raise ValueError(f"unknown engine {engine!r} ({' | '.join(ENGINES)})")
+    tagger = Tagger.from_pretrained(**kwargs)
+    if not ensemble:
+        return tagger
+    shared = {k: kwargs[k] for k in ("dtype", "device", "threads", "stop_descriptors") if k in kwargs}
+    return Ensemble.from_specs(tagger, ensemble, **shared)
