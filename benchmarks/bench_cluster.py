@@ -15,8 +15,8 @@ import time
 import numpy as np
 
 from benchmarks.reference_clustering import reference_tails
-from uner.clustering import ClusterParams, build_graph, subset_ids
 from uner.models import MaskedLM
+from uner.vocab.clustering import ClusterParams, build_graph, subset_ids
 
 
 def main() -> None:

@@ -15,7 +15,7 @@ import statistics
 import time
 from pathlib import Path
 
-from uner.evaluate import detokenize, read_gold
+from uner.analysis.evaluate import detokenize, read_gold
 from uner.models import cpu_has_amx, cpu_has_bf16
 from uner.models.resolve import cpu_name
 from uner.tagger import CI_TEMPLATES, PredictionCache, Tagger, TaggerConfig

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from transformers import pipeline
 
-from uner.corpus import read_paragraphs
+from uner.io.corpus import read_paragraphs
 from uner.models import MaskedLM
 
 CONLL_DEV = Path(__file__).resolve().parents[1].parent / "shared/data/ner/conll2003/valid.txt"

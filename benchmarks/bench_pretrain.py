@@ -18,7 +18,7 @@ from pathlib import Path
 import torch
 from transformers import AutoModelForMaskedLM, AutoTokenizer
 
-from uner.corpus import read_paragraphs
+from uner.io.corpus import read_paragraphs
 from uner.models import cpu_has_bf16, resolve_model
 from uner.pretrain import mask_tokens, special_token_mask, train_step
 

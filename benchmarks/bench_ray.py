@@ -21,9 +21,9 @@ from pathlib import Path
 
 import torch
 
-from uner.corpus import read_paragraphs
-from uner.distributed import connect
-from uner.inputs import FileRecords
+from uner.io.corpus import read_paragraphs
+from uner.io.distributed import connect
+from uner.io.inputs import FileRecords
 from uner.models import cpu_has_amx, cpu_has_bf16
 from uner.models.resolve import cpu_name
 from uner.tagger import TagOptions

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import numpy as np
 
-from uner.corpus import read_paragraphs
-from uner.diagnostics import spearman
-from uner.embeddings import POOLINGS, Pooling, embed_many
+from uner.io.corpus import read_paragraphs
 from uner.models import MaskedLM
-from uner.whitening import AdditiveFlow, RunningStats, Whitening
+from uner.vectors.diagnostics import spearman
+from uner.vectors.embeddings import POOLINGS, Pooling, embed_many
+from uner.vectors.whitening import AdditiveFlow, RunningStats, Whitening
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 CORPUS_FILES = ["enwiki_2013_subset.txt.xz", "reuters21578.txt.gz", "biomed_abstracts.txt.xz", "brown.txt.gz"]

@@ -31,7 +31,7 @@ import numpy as np
 import torch
 from transformers import pipeline
 
-from uner.corpus import read_paragraphs
+from uner.io.corpus import read_paragraphs
 from uner.models import auto_cpu_dtype, cpu_has_amx, cpu_has_bf16
 from uner.models.resolve import cpu_name
 from uner.tagger import PredictionCache, Tagger

@@ -13,7 +13,7 @@ objective, so a weight that helps one dataset and hurts the others is not taken.
 from __future__ import annotations
 
 from benchmarks.tune_scoring import DEV, NER, cached_tagger, check_data, configure, dev_arguments, dev_scores
-from uner.evaluate import Mapping
+from uner.analysis.evaluate import Mapping
 from uner.labels import Calibration, LabelsFolder
 from uner.tagger import TaggerConfig
 

@@ -21,8 +21,8 @@ from pathlib import Path
 import torch
 from transformers import AutoModelForMaskedLM, AutoTokenizer
 
-from uner.corpus import Source
-from uner.evaluate import entities, read_gold, to_iob2
+from uner.analysis.evaluate import entities, read_gold, to_iob2
+from uner.io.corpus import Source
 from uner.models import resolve_model
 from uner.pretrain import build_eval_set, evaluate_mlm, load_caches, piece_stats
 

@@ -10,7 +10,7 @@ from collections import Counter
 
 import numpy as np
 
-from uner.clustering import PIVOT_TIE
+from uner.vocab.clustering import PIVOT_TIE
 
 
 def reference_tails(embeddings: np.ndarray, max_bin: int = 20, tail_min: int = 10):

@@ -19,7 +19,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from uner.corpus import read_paragraphs
+from uner.io import read_paragraphs
 from uner.io import Record
 from uner.models import cpu_has_amx, cpu_has_bf16
 from uner.models.resolve import cpu_name

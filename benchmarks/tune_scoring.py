@@ -16,7 +16,7 @@ import pickle
 import time
 from pathlib import Path
 
-from uner.evaluate import evaluate
+from uner.analysis.evaluate import evaluate
 from uner.labels import Calibration
 from uner.models import MaskPrediction
 from uner.tagger import CI_TEMPLATES as TEMPLATES

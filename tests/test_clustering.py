@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from benchmarks.reference_clustering import reference_clusters, reference_tails
-from uner.clustering import (
+from uner.vocab.clustering import (
     N_BINS,
     ClusterParams,
     build_graph,
@@ -14,7 +14,7 @@ from uner.clustering import (
     pivot_clusters,
     tail_cutoffs,
 )
-from uner.graph import NeighbourGraph
+from uner.vocab.graph import NeighbourGraph
 
 
 def hist_from_top(counts_from_one: list[int]) -> np.ndarray:
@@ -124,8 +124,8 @@ def test_graph_round_trip_and_networkx(tmp_path):
 
 def test_fast_equals_reference_on_shipped_model_subset():
     """Identical tails, thresholds and clusters to the per-term loop, on 2,000 real vocabulary terms."""
-    from uner.clustering import subset_ids
     from uner.models import MaskedLM
+    from uner.vocab.clustering import subset_ids
 
     mlm = MaskedLM.from_pretrained(device="cpu")
     ids = subset_ids(mlm.vocab, specials=mlm.tokenizer.all_special_tokens)
@@ -149,8 +149,8 @@ def test_fast_equals_reference_on_shipped_model_subset():
 def test_one_graph_lookup_for_cli_and_server(tiny, tmp_path, monkeypatch):
     """``neighbour_graph``: a labels folder's graph.npz first, else the user cache's (paths.graph_cache_dir),
     built there only when asked (the CLI) and None otherwise (the annotation page)."""
-    from uner.clustering import neighbour_graph
     from uner.paths import graph_cache_dir
+    from uner.vocab.clustering import neighbour_graph
 
     monkeypatch.setenv("UNER_CACHE_DIR", str(tmp_path / "cache"))
     model, labels = str(tiny[0]), tmp_path / "labels"

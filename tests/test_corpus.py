@@ -6,8 +6,8 @@ import gzip
 
 import pytest
 
-from uner.corpus import Source, is_token_file, read_paragraphs, read_token_file
-from uner.evaluate import read_gold
+from uner.analysis.evaluate import read_gold
+from uner.io.corpus import Source, is_token_file, read_paragraphs, read_token_file
 
 
 def test_plain_gz_xz_read_the_same(tiny_corpus):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from uner.diagnostics import ANISOTROPY_POOLINGS, diagnose, report_lines, token_frequencies, write_plots
 from uner.models import MaskedLM
+from uner.vectors.diagnostics import ANISOTROPY_POOLINGS, diagnose, report_lines, token_frequencies, write_plots
 
 
 @pytest.fixture(scope="module")

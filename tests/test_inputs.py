@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from uner.inputs import FileRecords, input_files
 from uner.io import InputError
+from uner.io.inputs import FileRecords, input_files
 
 
 @pytest.fixture

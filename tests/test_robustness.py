@@ -112,7 +112,7 @@ def test_fifo_input_is_read_and_missing_inputs_are_named(tiny_args, tmp_path):
     assert res.returncode == 0, res.stderr
     assert [r["text"] for r in records_of(out)] == ["Paris is big .", "London ."]
     empty = tmp_path / "empty"
-    empty.mkdir()  # (a folder is an input of its files: uner.inputs)
+    empty.mkdir()  # (a folder is an input of its files: uner.io.inputs)
     res = uner("tag", str(empty), *tiny_args)
     assert res.returncode == 2 and res.stderr == f"uner: error: {empty}: folder has no files\n"
     res = uner("tag", str(tmp_path / "none.txt"), *tiny_args)

@@ -13,12 +13,14 @@ import hashlib
 import os
 from pathlib import Path
 
+from platformdirs import user_cache_dir as platform_cache
+
 DEFAULT_MODEL = "uner-minilm-l6"
 STUDENT_MODEL = "uner-student"  # the shipped student tagger (a spaCy pipeline folder, uner distill)
 _PACKAGE_DIR = Path(__file__).resolve().parent
 MODEL_DIRS = (_PACKAGE_DIR / "_models", _PACKAGE_DIR.parent / "models")
 
-# files of a labels folder (DESIGN.md §4)
+# files of a labels folder (docs/design.md §4)
 TYPES_FILE = "types.yaml"
 CLUSTERS_FILE = "clusters.yaml"
 TERMS_FILE = "terms.tsv"
@@ -90,8 +92,6 @@ def user_cache_dir() -> Path:
     ``$UNER_CACHE_DIR``, else the platform's (``$XDG_CACHE_HOME/uner``, ``~/.cache/uner`` on Linux)."""
     if os.environ.get("UNER_CACHE_DIR"):
         return Path(os.environ["UNER_CACHE_DIR"])
-    from platformdirs import user_cache_dir as platform_cache
-
     return Path(platform_cache("uner", appauthor=False))
 
 

@@ -13,7 +13,8 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from .tagger import Tagger
+from .labels import LabelsFolder
+from .tagger import Tagger, TaggerConfig
 
 if not Span.has_extension("uner"):
     Span.set_extension("uner", default=None)
@@ -51,9 +52,6 @@ def make_uner(nlp: Language, name: str, model: str | None, labels: str | None, o
               top_k: int | None, domain: str | None):
     """The component with the tagger settings of ``domain`` (general | biomedical; None: the one the labels were
     made for) and ``top_k`` descriptors (None: the domain's)."""
-    from .labels import LabelsFolder
-    from .tagger import TaggerConfig
-
     changes = {"top_k": top_k} if top_k is not None else {}
     config = TaggerConfig.for_labels(LabelsFolder.of(labels, model), domain, **changes)
     tagger = Tagger.from_pretrained(model, labels, config=config)

@@ -1,4 +1,4 @@
-"""Candidate entity spans from a spaCy parse (DESIGN.md §3.3), or given by the caller.
+"""Candidate entity spans from a spaCy parse (docs/design.md §3.3), or given by the caller.
 
 Two span policies (``SPAN_POLICIES``):
 
@@ -29,6 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
+import spacy
+
 SPAN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "JJ", "JJR", "JJS", "CD", "FW", "POS", "NFP"})
 SPAN_POLICIES = ("named", "nouns")
 _NAME_TAGS = frozenset({"NNP", "NNPS"})  # proper nouns: a number next to one starts a new span
@@ -55,8 +57,6 @@ def load_spacy(name: str = DEFAULT_SPACY_MODEL):
     """Load (once per process) a spaCy English pipeline without its NER (uner does that; its weights are not even
     read): the default one is a dependency of uner, any other installed pipeline is taken by name; OSError saying
     how to install a missing one."""
-    import spacy
-
     try:
         return spacy.load(name, exclude=["ner"])
     except OSError:

@@ -70,7 +70,7 @@ def test_uner_distill_with_the_bio_model_teaches_with_the_biomedical_settings(tm
     for name, _ in PRESETS["biomedical"]:
         (tmp_path / name).write_text("")
     seen = []
-    monkeypatch.setattr("uner.distill.distill", lambda config, work, out, log: seen.append(config) or {})
+    monkeypatch.setattr("uner.cli.distill.run_distill", lambda config, work, out, log: seen.append(config) or {})
     res = CliRunner().invoke(app, ["distill", "--model", "uner-bio", "--corpus-dir", str(tmp_path)])
     assert res.exit_code == 0, res.output
     [config] = seen
@@ -94,6 +94,14 @@ def test_the_cli_reports_a_bad_option_as_one_line(tmp_path, args, message):
     res = CliRunner().invoke(app, ["distill", str(tmp_path / "c.txt"), "--work", str(tmp_path / "work"), *args])
     assert res.exit_code == 2
     assert res.output.strip().splitlines() == [f"uner: error: {message}"]
+    assert not (tmp_path / "work").exists()
+
+
+def test_without_corpus_files_the_preset_needs_a_corpus_dir(tmp_path):
+    res = CliRunner().invoke(app, ["distill", "--work", str(tmp_path / "work")])
+    assert res.exit_code == 2
+    assert res.output.strip().splitlines() == [
+        "uner: error: give CORPUS files, or --corpus-dir with the files of the domain's preset corpus mix"]
     assert not (tmp_path / "work").exists()
 
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from uner.embeddings import POOLING_KINDS, POOLINGS, Pooling, PoolingKind, embed, embed_many, windows
 from uner.models import MaskedLM
+from uner.vectors.embeddings import POOLING_KINDS, POOLINGS, Pooling, PoolingKind, embed, embed_many, windows
 
 TEXTS = ["paris is the capital of france .", "the drug treats headaches", "a", "",
          "the patient was treated with aspirin and the study results showed that the drug treats headaches ."]

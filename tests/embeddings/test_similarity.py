@@ -8,8 +8,8 @@ import re
 import numpy as np
 import pytest
 
-from uner.embeddings import NearestNeighbourClassifier, embed, nearest_neighbour_labels, read_examples, top_k_similar
 from uner.io import InputError
+from uner.vectors.embeddings import NearestNeighbourClassifier, embed, nearest_neighbour_labels, read_examples, top_k_similar
 
 
 def test_similarity_search_and_nearest_neighbour_classes():

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from uner.whitening import AdditiveFlow, RunningStats, Whitening, streamed_stats
+from uner.vectors.whitening import AdditiveFlow, RunningStats, Whitening, streamed_stats
 
 
 def test_incremental_statistics_equal_batch_statistics():

@@ -28,7 +28,7 @@ def entries(groups: list[list[str]]) -> list[dict]:
 
 def test_recluster_keeps_confirmed_labels_and_reports_conflicts():
     from tests.test_clustering import planted
-    from uner.clustering import ClusterParams, build_graph, pivot_clusters
+    from uner.vocab.clustering import ClusterParams, build_graph, pivot_clusters
 
     e, vocab, truth = planted(n_clusters=6, size=15)
     names = {0: "LOCATION", 1: "PERSON", 2: "DRUG", 3: "DISEASE", 4: "GENE", 5: "BIO"}

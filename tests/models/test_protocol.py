@@ -9,8 +9,8 @@ import pytest
 import torch
 from transformers import AutoModelForMaskedLM, AutoTokenizer
 
-from uner.embeddings import POOLINGS, Pooling, embed, embed_many
 from uner.models import Backend, MaskedLM, MaskPrediction
+from uner.vectors.embeddings import POOLINGS, Pooling, embed, embed_many
 
 TEXTS = ["tokyo is the capital of japan .", "", "obama visited berlin with executives of toyota",
          "the gene encodes a protein and the study results showed that the cell was treated with the drug ."]

@@ -69,7 +69,7 @@ def test_the_cli_changes_only_the_options_given(tmp_path, monkeypatch):
         seen.append((cfg, resume))
         return {"top1": 0.5, "top10": 0.9, "masked_tokens": 7}
 
-    monkeypatch.setattr("uner.pretrain.pretrain", fake_run)
+    monkeypatch.setattr("uner.cli.pretrain.run_pretrain", fake_run)
     res = CliRunner().invoke(app, ["pretrain", "a.txt", "b.txt:2", "-o", str(tmp_path / "run"), "--lr", "0.002",
                                    "--max-steps", "5", "--whole-word", "--no-bf16", "--resume"])
     assert res.exit_code == 0, res.output

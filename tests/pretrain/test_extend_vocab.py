@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from tests.conftest import make_tokenizer, tiny_model
 from uner.cli import app
-from uner.corpus import Source
+from uner.io.corpus import Source
 from uner.models import MaskedLM
 from uner.pretrain import (
     PretrainConfig,

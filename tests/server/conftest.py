@@ -63,8 +63,9 @@ def write_graph(folder: Path, terms: set[str], k: int = 12) -> None:
     """A real graph.npz for ``folder``: the model's word-embedding cosines, each listed term's ``k``
     nearest vocabulary terms as its tail (other terms have none). `uner cluster` makes the full graph
     with adaptive tails in about a minute; this covers the clusters the tests look at in a second."""
-    from uner.graph import NeighbourGraph, normalise
     from uner.models import MaskedLM
+    from uner.vectors import normalise
+    from uner.vocab.graph import NeighbourGraph
 
     mlm = MaskedLM.from_pretrained(read_doc(folder)["model"])
     vocab, emb = list(mlm.vocab), normalise(mlm.word_embeddings())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from uner.evaluate import Mapping, detokenize, entities, read_gold, strict_f1, to_iob2, token_f1_by_type
+from uner.analysis.evaluate import Mapping, detokenize, entities, read_gold, strict_f1, to_iob2, token_f1_by_type
 
 
 def test_entities_are_strict_iob2_chunks():

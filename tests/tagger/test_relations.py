@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from uner.relations import RelationExtractor, summarise
+from uner.analysis.relations import RelationExtractor, summarise
 from uner.tagger import Tagger, TaggerConfig, entity_guesses
 
 
@@ -68,8 +68,8 @@ def test_entity_guessing_groups_predictions_by_type(extractor):
 def test_synonyms_rank_mutual_first_and_use_co_predictions(tmp_path):
     import numpy as np
 
-    from uner.graph import NeighbourGraph
-    from uner.synonyms import synonyms
+    from uner.vocab.graph import NeighbourGraph
+    from uner.vocab.synonyms import synonyms
 
     vocab = ["car", "auto", "vehicle", "truck"]
     # car -> auto (mutual), car -> vehicle, car -> truck; auto -> car

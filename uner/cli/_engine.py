@@ -6,6 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from ._util import fail
+
 _ENGINE_HELP = "Where the model runs: {} ('ray': Ray Data actors, needs pip install 'uner[ray]')."
 TAG_ENGINES = ("serial", "processes", "ray", "student")
 EMBED_ENGINES = ("serial", "ray")
@@ -29,8 +31,6 @@ def engine_settings(engine: Optional[str], engines: tuple[str, ...], num_cpus_pe
                     address: Optional[str]) -> dict:
     """The runner settings of the Ray options (given only with ``--engine ray``); exit 2 on an engine not in
     ``engines`` or a Ray option without Ray."""
-    from ._util import fail
-
     if engine is not None and engine not in engines:
         fail(f"--engine: unknown engine {engine!r} ({' | '.join(engines)})")
     if engine != "ray":

@@ -9,6 +9,12 @@ from typing import Annotated, Optional
 import numpy as np
 import typer
 
+from ..io import InputError, load_vectors, read_records, save_npy
+from ..labels import LabelsFolder
+from ..models import MaskedLM, ModelNotFoundError
+from ..tagger import TaggerConfig
+from ..vocab import NeighbourGraph, neighbour_graph
+
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Unsupervised NER with masked language models.")
 
 
@@ -59,9 +65,6 @@ def tagger_config(domain: Optional[str], span_policy: Optional[str] = None, min_
                   stages: Optional[str] = None):
     """The domain's TaggerConfig (default: the one the labels were made for) with the options given on the
     command line; exit 2 on a bad value."""
-    from ..labels import LabelsFolder
-    from ..tagger import TaggerConfig
-
     changes = {k: v for k, v in (("span_policy", span_policy), ("min_score", min_score), ("top_k", top_k),
                                  ("stages", parse_stages(stages))) if v is not None}
     try:
@@ -74,8 +77,6 @@ PoolingOpt = Annotated[str, typer.Option(help="cls-head | cls | mean | last-k-me
 
 
 def read_texts(path: str, input_format: Optional[str]) -> list[str]:
-    from ..io import InputError, read_records
-
     try:
         return [r.text for r in read_records(path, input_format)]
     except (InputError, OSError) as exc:
@@ -83,8 +84,6 @@ def read_texts(path: str, input_format: Optional[str]) -> list[str]:
 
 
 def load_mlm(model: Optional[str]):
-    from ..models import MaskedLM, ModelNotFoundError
-
     try:
         return MaskedLM.from_pretrained(model)
     except ModelNotFoundError as exc:
@@ -92,8 +91,6 @@ def load_mlm(model: Optional[str]):
 
 
 def read_vectors(path: Path):
-    from ..io import InputError, load_vectors
-
     try:
         return load_vectors(path)
     except InputError as exc:
@@ -102,21 +99,15 @@ def read_vectors(path: Path):
 
 def map_vectors(vectors: Path, out: Path, fn) -> None:
     """Apply a fitted transform to a vector file and save the result atomically."""
-    from ..io import save_npy
-
     result = fn(np.asarray(read_vectors(vectors)))
     save_npy(out, result)
     typer.echo(f"{result.shape[0]} vectors of dimension {result.shape[1]} -> {out}")
 
 
 def load_graph(folder: Optional[Path], model: Optional[str]):
-    """The neighbour graph in ``folder``; by default ``clustering.neighbour_graph``'s: the one in the model's labels
+    """The neighbour graph in ``folder``; by default ``uner.vocab.neighbour_graph``'s: the one in the model's labels
     folder, else the one in the user cache, built there on first use (the model's vocabulary, about a minute).
     Exit 2 when there is none."""
-    from ..clustering import neighbour_graph
-    from ..graph import NeighbourGraph
-    from ..models import ModelNotFoundError
-
     def announce(cache: Path) -> None:
         typer.echo(f"uner: building the neighbour graph of {model or 'the embedded model'} once, into {cache} "
                    "(about a minute)", err=True)

@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from ..server import bind, create_app, is_loopback, make_server, open_workbench, url
 from ._util import ModelOpt, app, fail
 from .labels import LabelsDir, SeedsOpt, _reported
 
@@ -23,8 +24,6 @@ def annotate(
     corpus_limit: Annotated[int, typer.Option(help="Paragraphs of --corpus to read.")] = 20_000,
 ) -> None:
     """Serve the annotation page for a labels folder: one key per decision, saved to clusters.yaml at once."""
-    from ..server import bind, create_app, is_loopback, make_server, open_workbench, url
-
     if not is_loopback(host) and not token:
         fail(f"--host {host} is reachable from other machines: give --token (or set UNER_TOKEN)")
     if corpus is not None and not corpus.is_file():

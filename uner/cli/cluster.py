@@ -7,6 +7,9 @@ from typing import Annotated, Optional
 
 import typer
 
+from ..models import ModelNotFoundError, term_normaliser
+from ..paths import ReadOnlyError
+from ..vocab import ClusterParams, ReviewedLabelsError, cluster_vocabulary, read_term_list
 from ._util import ModelOpt, app, fail, load_graph
 
 
@@ -27,10 +30,6 @@ def cluster(
     block_rows: int = 1024,
 ) -> None:
     """Cluster the vocabulary by cosine tails: graph, neighbourhoods, clusters.yaml, summary."""
-    from ..clustering import ClusterParams, ReviewedLabelsError, cluster_vocabulary, read_term_list
-    from ..models import ModelNotFoundError
-    from ..paths import ReadOnlyError
-
     for f in (subset, preserve):
         if f is not None and not f.is_file():
             fail(f"{f}: no such file")
@@ -60,8 +59,6 @@ def neighbors(
     top: Annotated[int, typer.Option(help="Show at most this many per list.")] = 30,
 ) -> None:
     """Out-, in- and mutual neighbours of TERM in the directed neighbour graph."""
-    from ..models import term_normaliser
-
     g = load_graph(graph, model)
     try:
         found = g.find(term, term_normaliser(model))

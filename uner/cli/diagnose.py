@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from ..vectors import diagnostics
 from ._util import ModelOpt, app, fail, load_mlm
 
 
@@ -19,17 +20,14 @@ def diagnose(
     plots: Annotated[Optional[Path], typer.Option(help="Write PNG plots here (needs matplotlib).")] = None,
 ) -> None:
     """Norms and k-NN distances by frequency rank, anisotropy before/after whitening, decoder bias vs frequency."""
-    from ..diagnostics import diagnose as run
-    from ..diagnostics import report_lines, write_plots
-
     for f in corpus:
         if not f.is_file():
             fail(f"{f}: no such file")
-    result = run(load_mlm(model), corpus, max_paragraphs, sentences)
-    typer.echo("\n".join(report_lines(result)))
+    result = diagnostics.diagnose(load_mlm(model), corpus, max_paragraphs, sentences)
+    typer.echo("\n".join(diagnostics.report_lines(result)))
     if plots is not None:
         try:
-            write_plots(plots, result)
+            diagnostics.write_plots(plots, result)
         except ImportError:
             fail("--plots needs matplotlib (pip install matplotlib)")
         typer.echo(f"plots -> {plots}")

@@ -11,6 +11,8 @@ from typing import Annotated, Optional
 import typer
 
 from ..distill import DistillConfig, SelectConfig, TrainConfig
+from ..distill import distill as run_distill
+from ..io import Source
 from ._config import as_options, config_option, given, option_names
 from ._util import DomainOpt, LabelsOpt, ModelOpt, app, fail
 
@@ -32,7 +34,8 @@ def distill(
              "domain's preset mix of the files in --corpus-dir.")] = None,
     work: Annotated[Path, typer.Option(help="Folder for every stage's output; run again to continue.")] = Path("distill"),
     out: Annotated[Path, typer.Option("--out", "-o", help="Where the student goes (a spaCy pipeline folder).")] = Path("student"),
-    corpus_dir: Annotated[Path, typer.Option(help="Folder with the preset's corpus files.")] = Path("../shared/data/corpus"),
+    corpus_dir: Annotated[Optional[Path], typer.Option(help="Folder with the preset's corpus files (needed when no "
+                                                            "CORPUS is given).")] = None,
     sentences: Annotated[Optional[int], _opt(DistillConfig, "sentences", "Sentences for the teacher to tag (at least 10).")] = None,
     seed: Annotated[Optional[int], _opt(DistillConfig, "seed", "Sampling and training seed.")] = None,
     model: ModelOpt = None,
@@ -60,10 +63,9 @@ def distill(
 ) -> None:
     """Teacher-tag a corpus, keep its confident labels, train a spaCy student on them (no gold labels)."""
     options = dict(locals())  # (the parameters: what was given is not None)
-    from ..corpus import Source
-    from ..distill import distill as run
-
     options.update(labels=str(labels) if labels else None, dev=[str(d) for d in dev] if dev else None)
+    if not corpus and corpus_dir is None:
+        fail("give CORPUS files, or --corpus-dir with the files of the domain's preset corpus mix")
     try:
         settings = dict(select=SelectConfig(**given(options, SELECT_OPTIONS)),
                         train=TrainConfig(**given(options, TRAIN_OPTIONS)), **given(options, DISTILL_OPTIONS))
@@ -74,7 +76,7 @@ def distill(
     try:
         for spec in config.sources:  # every file readable before hours of tagging
             Source.parse(spec)
-        scores = run(config, work, out, log=lambda m: typer.echo(m, err=True))
+        scores = run_distill(config, work, out, log=lambda m: typer.echo(m, err=True))
     except (ValueError, OSError) as exc:
         fail(str(exc))
     for name, result in scores.items():

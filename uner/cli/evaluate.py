@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
+from ..analysis import evaluate_model, report_text
+from ..io import atomic_write_text
 from ._util import EnsembleOpt, LabelsOpt, MinScoreOpt, ModelOpt, SpanPolicyOpt, StagesOpt, app, fail, parse_stages
 
 
@@ -30,11 +33,6 @@ def eval_command(
                                              "student; --model: its folder, default the shipped one).")] = "teacher",
 ) -> None:
     """Score the tagger on gold data: strict entity F1 end to end, token F1 with gold spans."""
-    import json
-
-    from ..evaluate import evaluate_model, report_text
-    from ..io import atomic_write_text
-
     if not gold.is_file():
         fail(f"{gold}: no such file")
     if engine not in ("teacher", "student"):

@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from ..labels import LabelsFolder, term_types
 from ._util import ModelOpt, app, fail, load_mlm
 
 
@@ -32,8 +33,6 @@ def fill(
     labels: Annotated[Optional[Path], typer.Option(help="Labels folder for the terms' entity types (default: the model's, if compiled).")] = None,
 ) -> None:
     """Fill in the blanks: top-k predictions with logits (and entity types, when labels exist) at every [MASK]."""
-    from ..labels import LabelsFolder, term_types
-
     lines = read_lines(texts, file)
     mlm = load_mlm(model)
     lines = [ln.replace("[MASK]", mlm.mask_token) for ln in lines]

@@ -10,8 +10,9 @@ from typing import Annotated, Optional
 import numpy as np
 import typer
 
-from ..labels import LabelError, LabelsFolder, LabelTable, TypeHierarchy
-from ..models import ModelNotFoundError
+from ..labels import (LabelError, LabelsFolder, LabelTable, TypeHierarchy, bootstrap, compile_labels, label_stats,
+                      load_seeds, term_distribution, type_rollup)
+from ..models import ModelNotFoundError, load_vocabulary, term_normaliser
 from ..paths import ReadOnlyError, check_writable
 from ._util import ModelOpt, app, fail
 
@@ -49,8 +50,6 @@ def labels_validate(folder: LabelsDir = None, model: ModelOpt = None) -> None:
 @labels_app.command("bootstrap")
 def labels_bootstrap(folder: LabelsDir = None, seeds: SeedsOpt = None, model: ModelOpt = None) -> None:
     """Suggest labels for every cluster from the seed lists (human fields are kept)."""
-    from ..labels import bootstrap, load_seeds
-
     with _reported():
         labels = LabelsFolder.existing(folder)
         check_writable(labels.path)
@@ -64,8 +63,6 @@ def labels_bootstrap(folder: LabelsDir = None, seeds: SeedsOpt = None, model: Mo
 def labels_compile(folder: LabelsDir = None, seeds: SeedsOpt = None, model: ModelOpt = None,
                    neighbours: Annotated[int, typer.Option(help="Labelled neighbours per neighbourhood.")] = 20) -> None:
     """Propagate confirmed cluster labels, seeds and the folder's terms.tsv over the neighbourhoods into label_table.npz."""
-    from ..labels import compile_labels
-
     with _reported():
         report = compile_labels(folder, model, seeds or [], neighbours)
     typer.echo(str(report))
@@ -74,8 +71,6 @@ def labels_compile(folder: LabelsDir = None, seeds: SeedsOpt = None, model: Mode
 @labels_app.command("stats")
 def labels_stats(folder: LabelsDir = None) -> None:
     """Per label: terms labelled directly, reached by propagation, and won (strongest label), strength, magnification."""
-    from ..labels import label_stats
-
     with _reported():
         labels = LabelsFolder.existing(folder)
     rows = label_stats(labels.load_types(), labels.load_table())
@@ -91,8 +86,6 @@ def labels_show(terms: Annotated[list[str], typer.Argument(help="One or more voc
                 folder: Annotated[Optional[Path], typer.Option("--labels")] = None,
                 model: ModelOpt = None, top: int = 8) -> None:
     """Each term's entity vector: propagated counts, its own labels, and the type distribution it votes with."""
-    from ..models import load_vocabulary, term_normaliser
-
     with _reported():
         labels = LabelsFolder.existing(folder)
     table, types = labels.load_table(), labels.load_types()
@@ -107,8 +100,6 @@ def labels_show(terms: Annotated[list[str], typer.Argument(help="One or more voc
 
 def _entity_vectors(table: LabelTable, types: TypeHierarchy, terms: list[tuple[str, int]], top: int) -> Iterator[str]:
     """`labels show` lines for each (term, vocabulary id)."""
-    from ..labels import term_distribution, type_rollup
-
     dist, own = term_distribution(table, types), table.direct_dense()  # dist: what the tagger votes with
     names, rollup = type_rollup([types.parent(lab) for lab in table.labels])
     for term, i in terms:

@@ -10,6 +10,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from ..pretrain import pretrain as run_pretrain
 from ..pretrain.config import EXTEND_INITS, HEAD_INITS, SAVE_DTYPES, SCHEDULES, PretrainConfig
 from ._config import as_options, config_option, given, option_names
 from ._util import app, fail
@@ -63,8 +64,6 @@ def pretrain(
 ) -> None:
     """Train a masked LM (continue an encoder or start from scratch) on text files."""
     options = dict(locals())  # (the parameters: what was given is not None)
-    from ..pretrain import pretrain as run
-
     options["extend_from"] = tuple(str(p) for p in extend_from) if extend_from else None
     try:
         cfg = PretrainConfig(sources=sources, out_dir=str(out), **given(options, set(OPTIONS) - {"out_dir"}))
@@ -74,7 +73,7 @@ def pretrain(
         if not Path(path).is_file():
             fail(f"--extend-from: no such file {path}")
     try:
-        metrics = run(cfg, resume=resume)
+        metrics = run_pretrain(cfg, resume=resume)
     except ValueError as exc:
         fail(str(exc))
     typer.echo(f"held-out masked-token top-1 {metrics['top1']:.4f}  top-10 {metrics['top10']:.4f}  "

@@ -7,6 +7,9 @@ from typing import Annotated, Optional
 
 import typer
 
+from ..analysis import RelationExtractor, parse_type_pairs, record_triples, summary_text
+from ..io import InputError, atomic_write_text, read_records
+from ..tagger import Tagger
 from ._util import LabelsOpt, ModelOpt, app, fail
 
 
@@ -25,10 +28,6 @@ def relations(
     batch_size: int = 32,
 ) -> None:
     """Relation triples (e1, relation, e2) from tagged entities and the dependency parse."""
-    from ..io import InputError, atomic_write_text, read_records
-    from ..relations import RelationExtractor, parse_type_pairs, record_triples, summary_text
-    from ..tagger import Tagger
-
     if input != "-" and not Path(input).is_file():
         fail(f"{input}: no such file")
     try:

@@ -8,6 +8,11 @@ from typing import Annotated, Optional
 
 import typer
 
+from ..io import atomic_write_text, read_paragraphs
+from ..labels import LabelsFolder, term_types
+from ..models import term_normaliser
+from ..paths import labels_dir
+from ..vocab import format_synonyms, synonym_records
 from ._util import ModelOpt, app, fail, load_graph, load_mlm
 
 
@@ -25,13 +30,6 @@ def synonyms(
 ) -> None:
     """Synonym candidates from the neighbour graph, re-ranked by co-prediction over a corpus. A term outside
     the vocabulary is reported and the others go on (exit 1 at the end)."""
-    from ..corpus import read_paragraphs
-    from ..io import atomic_write_text
-    from ..labels import LabelsFolder, term_types
-    from ..models import term_normaliser
-    from ..paths import labels_dir
-    from ..synonyms import format_synonyms, synonym_records
-
     g = load_graph(graph, model)
     words = list(terms or [])
     if of_type:

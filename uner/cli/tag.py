@@ -7,6 +7,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from ..tagger import SetupError, TagOptions, tag_file
+from ..tagger.records import ModelFailure
 from ._engine import TAG_ENGINES, AddressOpt, CpusPerActorOpt, NumActorsOpt, TagEngineOpt, engine_settings
 from ._util import (DomainOpt, EnsembleOpt, LabelsOpt, MinScoreOpt, ModelOpt, SpanPolicyOpt, StagesOpt, TopKOpt, app,
                     fail, parse_stages, tagger_config)
@@ -44,9 +46,6 @@ def tag(
     threads: Annotated[Optional[int], typer.Option(min=1, help="Torch threads per process (default: torch's).")] = None,
 ) -> None:
     """Tag entities: one output record per input line, in order; bad lines get an error field."""
-    from ..tagger import SetupError, TagOptions, tag_file
-    from ..tagger.records import ModelFailure
-
     if engine == "student" and ensemble:
         fail("--ensemble combines masked-LM taggers; it does not apply to --engine student")
     config = tagger_config(domain, span_policy, min_score, top_k, model, labels, stages)

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Optional
 
 import numpy as np
 import typer
 
-from ._engine import AddressOpt, CpusPerActorOpt, EMBED_ENGINES, EmbedEngineOpt, NumActorsOpt, engine_settings
+from ..io import FileRecords, InputError, MissingExtra, RayOptions, atomic_write_text, save_npy
+from ..models import ModelNotFoundError
+from ..vectors import (AdditiveFlow, NearestNeighbourClassifier, Pooling, Whitening, embed_records, read_examples,
+                       streamed_stats, top_k_similar)
+from ..vectors import embed as embed_texts
+from ._engine import EMBED_ENGINES, AddressOpt, CpusPerActorOpt, EmbedEngineOpt, NumActorsOpt, engine_settings
 from ._util import ModelOpt, PoolingOpt, app, fail, load_mlm, map_vectors, read_texts, read_vectors
 
 whiten_app = typer.Typer(no_args_is_help=True, help="Fit or apply a whitening transform to vector files.")
@@ -36,14 +42,6 @@ def embed(
     address: AddressOpt = None,
 ) -> None:
     """Sentence/document vectors, one row per input line."""
-    from ..distributed import MissingExtra, RayOptions, embed_records
-    from ..embeddings import Pooling
-    from ..embeddings import embed as run
-    from ..inputs import FileRecords
-    from ..io import save_npy
-    from ..models import ModelNotFoundError
-    from ..whitening import Whitening
-
     try:
         pool = Pooling(pooling, k)
     except ValueError as exc:
@@ -56,7 +54,7 @@ def embed(
             cluster = RayOptions(num_actors, batch_size, **settings)
             vecs = embed_records(records, model, pool, window=window, stride=stride, options=cluster)
         else:
-            vecs = run(load_mlm(model), (r.text for r in records), pool, window=window, stride=stride, chunk=batch_size)
+            vecs = embed_texts(load_mlm(model), (r.text for r in records), pool, window=window, stride=stride, chunk=batch_size)
     except (ValueError, OSError, ModelNotFoundError, MissingExtra) as exc:  # (InputError is a ValueError)
         fail(str(exc))
     if transform is not None:
@@ -72,8 +70,6 @@ def whiten_fit(
     k: Annotated[Optional[int], typer.Option(help="Keep only the first k whitened dimensions.")] = None,
 ) -> None:
     """Accumulate mean and covariance over the files and save W = U Λ^-1/2."""
-    from ..whitening import Whitening, streamed_stats
-
     try:
         stats = streamed_stats((str(path), read_vectors(path)) for path in vectors)
         Whitening.fit(stats, k).save(out)
@@ -89,8 +85,6 @@ def whiten_apply(
     out: Annotated[Path, typer.Option("--out", "-o")],
 ) -> None:
     """Whiten a vector file."""
-    from ..whitening import Whitening
-
     map_vectors(vectors, out, Whitening.load(transform).transform)
 
 
@@ -104,8 +98,6 @@ def flow_fit(
     lr: float = 1e-3,
 ) -> None:
     """Train the flow by maximum likelihood on a vector file; prints the log-likelihood per epoch."""
-    from ..whitening import AdditiveFlow
-
     x = np.asarray(read_vectors(vectors))
     flow = AdditiveFlow(x.shape[1], layers=layers, hidden=hidden)
     history = flow.fit(x, epochs=epochs, lr=lr)
@@ -120,8 +112,6 @@ def flow_apply(
     out: Annotated[Path, typer.Option("--out", "-o")],
 ) -> None:
     """Map a vector file through a fitted flow."""
-    from ..whitening import AdditiveFlow
-
     map_vectors(vectors, out, AdditiveFlow.load(transform).transform)
 
 
@@ -136,14 +126,10 @@ def search(
     top_k: Annotated[int, typer.Option("--top-k", "-k")] = 5,
 ) -> None:
     """Cosine top-k search of a vector file for each query."""
-    from ..embeddings import embed as run
-    from ..embeddings import top_k_similar
-    from ..whitening import Whitening
-
     texts, corpus_vecs = read_texts(corpus, None), read_vectors(vectors)
     if len(texts) != len(corpus_vecs):
         fail(f"{corpus} has {len(texts)} texts but {vectors} has {len(corpus_vecs)} vectors")
-    q = run(load_mlm(model), queries, pooling)
+    q = embed_texts(load_mlm(model), queries, pooling)
     if whiten:
         q = Whitening.load(whiten).transform(q)
     idx, sims = top_k_similar(q, np.asarray(corpus_vecs), top_k)
@@ -165,11 +151,6 @@ def classify(
     whiten: Annotated[bool, typer.Option(help="Whiten with statistics of the examples.")] = False,
 ) -> None:
     """Nearest-neighbour classification by cosine to labelled examples, with a held-out accuracy report."""
-    import json
-
-    from ..embeddings import NearestNeighbourClassifier, read_examples
-    from ..io import InputError, atomic_write_text
-
     try:
         texts, labels = read_examples(examples)
     except (InputError, OSError) as exc:

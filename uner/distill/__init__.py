@@ -1,4 +1,4 @@
-"""Distillation (DESIGN.md §3.3b): the masked-LM tagger teaches a fast spaCy student on unlabelled text.
+"""Distillation (docs/design.md §3.3b): the masked-LM tagger teaches a fast spaCy student on unlabelled text.
 
 Stages, each writing its files and skipped when they exist (the teacher's run resumes mid-file):
 ``sample`` (sentences from corpus files) → ``teach`` (the tagger's entities and rejected candidates) →

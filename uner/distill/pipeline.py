@@ -23,18 +23,18 @@ import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from ..corpus import Source
-from ..io import atomic_write_text
+from spacy.util import load_config
+
+from ..analysis.evaluate import evaluate
+from ..io import Source, atomic_write_text
+from ..labels import LabelsFolder
 from ..paths import TAGGER_FILE
+from ..tagger import DOMAINS, Student, TaggerConfig, TagOptions, tag_file
 from .sample import sample_sentences, write_sentences
 from .select import SelectConfig, relabel, select
 from .train import TrainConfig, train_student
 from .vectors import build_teacher_vectors
-
-if TYPE_CHECKING:
-    from ..tagger import TaggerConfig
 
 # the decoder's O log-probability bias (``EntityTagger.o_bias``) tried on the dev files: fewer, surer entities
 # as it rises (the best differs by domain: 2.0 on CoNLL-2003/WNUT-17 dev, 0.0 on the biomedical dev sets)
@@ -52,9 +52,6 @@ def labels_domain(model: str | None = None, labels: str | None = None) -> str:
     """The domain the teacher's labels were made for, as ``TaggerConfig.for_labels`` reads it: ``domain`` of the
     ``tagger.yaml`` of ``labels`` (default: ``model``'s labels folder), general without one; no model is loaded.
     ValueError (naming the file) for a malformed file or an unknown domain."""
-    from ..labels import LabelsFolder
-    from ..tagger import DOMAINS
-
     folder = LabelsFolder.of(labels, model)
     domain = folder.default_domain() or "general"
     if domain not in DOMAINS:
@@ -83,8 +80,6 @@ class DistillConfig:
     vectors: bool = True  # the teacher's word vectors (embedding + label types) as student features (vectors.py)
 
     def __post_init__(self) -> None:
-        from ..tagger import DOMAINS
-
         if isinstance(self.sources, str) or isinstance(self.dev, str):
             raise ValueError("sources and dev are lists of files, not one string")
         self.sources, self.dev = [str(s) for s in self.sources], [str(d) for d in self.dev]
@@ -116,8 +111,6 @@ class DistillConfig:
 
     def tagger_config(self) -> TaggerConfig:
         """The teacher's settings: ``domain``'s ``TaggerConfig``."""
-        from ..tagger import TaggerConfig
-
         return TaggerConfig.for_domain(self.domain)
 
 
@@ -134,8 +127,6 @@ def distill(config: DistillConfig, work: str | Path, out: str | Path,
     """Run (or continue) every stage in ``work`` and copy the student with its model card to ``out`` (a folder
     outside ``work``: the work copies keep their training settings); the shipped student's dev scores (the chosen
     round at the chosen ``o_bias``; ``{}`` without ``config.dev``)."""
-    from ..tagger import TagOptions, tag_file
-
     work, out = Path(work), Path(out)
     if out.resolve().is_relative_to(work.resolve()):
         raise ValueError(f"{out}: the student goes outside the work folder {work} (its rounds stay as trained)")
@@ -199,8 +190,6 @@ def _round(config: DistillConfig, work: Path, r: int, previous: int, log: Callab
     """Round ``r``'s stages: (after the first) relabel with the ``previous`` round's student, select, train."""
     here = round_dir(work, r)
     if r > 1:
-        from ..tagger import Student
-
         def run_relabel() -> None:
             student = Student.from_pretrained(round_dir(work, previous) / "student")
             relabel(work / "teach.jsonl", student, here / "teach.jsonl", config.select)
@@ -222,8 +211,6 @@ def mean_f1(scores: dict) -> float:
 def choose_o_bias(student: str | Path, gold_files: Sequence[str | Path],
                   grid: Sequence[float] = O_BIASES) -> tuple[float, dict[str, dict]]:
     """The ``o_bias`` of ``grid`` with the best mean dev F1 (the first of equals), and the scores of each."""
-    from ..tagger import Student
-
     tagger = Student.from_pretrained(student)
     table = {}
     for bias in grid:
@@ -235,8 +222,6 @@ def choose_o_bias(student: str | Path, gold_files: Sequence[str | Path],
 
 def set_o_bias(folder: str | Path, bias: float) -> None:
     """Write ``bias`` into a student folder's ``config.cfg`` (what ``spacy.load`` passes to the tagger)."""
-    from spacy.util import load_config
-
     path = Path(folder) / "config.cfg"
     cfg = load_config(path)
     cfg["components"]["ner"]["o_bias"] = float(bias)
@@ -246,9 +231,6 @@ def set_o_bias(folder: str | Path, bias: float) -> None:
 def score_on_dev(student, gold_files: Sequence[str | Path]) -> dict:
     """End-to-end strict micro F1 (and per type) of a student (a folder or a loaded ``Student``) on gold files,
     each with its shipped mapping."""
-    from ..evaluate import evaluate
-    from ..tagger import Student
-
     tagger = student if isinstance(student, Student) else Student.from_pretrained(student)
     out = {}
     for gold in gold_files:

@@ -15,7 +15,9 @@ import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from ..corpus import Source, read_paragraphs
+import spacy
+
+from ..io import Source, atomic_write_text, read_paragraphs
 
 _HEADLINE = re.compile(r"^((?:[A-Z0-9][A-Z0-9&.,'/-]*\s+){2,}[A-Z0-9][A-Z0-9&.,'/-]*)\s+(?=[A-Z][a-z])")
 PARAGRAPHS_PER_SENTENCE = 0.5  # paragraphs drawn per sentence wanted (a paragraph holds several sentences)
@@ -42,8 +44,6 @@ def split_headline(paragraph: str) -> list[str]:
 def sentences(paragraphs: Sequence[str], min_words: int = 5, max_words: int = 60) -> Iterator[str]:
     """The sentences of ``paragraphs`` with ``min_words`` to ``max_words`` words and at least one letter,
     whitespace collapsed, HTML entities decoded."""
-    import spacy
-
     nlp = spacy.blank("en")
     nlp.add_pipe("sentencizer")
     parts = (part for p in paragraphs for part in split_headline(" ".join(html.unescape(p).split())) if part)
@@ -84,6 +84,4 @@ def sample_sentences(sources: Sequence[Source], n: int, seed: int = 0, min_words
 
 def write_sentences(path: str | Path, sents: Sequence[str]) -> None:
     """One sentence per line, written atomically."""
-    from ..io import atomic_write_text
-
     atomic_write_text(path, "".join(s + "\n" for s in sents))

@@ -21,7 +21,12 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..tagger.student import label_name, split_label
+import spacy
+from spacy.tokens import DocBin
+from spacy.util import filter_spans
+
+from ..io import atomic_path, atomic_write_text
+from ..tagger.student import label_name
 
 NOT_ENTITY = frozenset({"OTHER", "UNTAGGED_ENTITY"})
 
@@ -92,12 +97,6 @@ class Selection:
 def select(taught: str | Path, out_dir: str | Path, config: SelectConfig = SelectConfig()) -> Selection:
     """``train.spacy`` and ``heldout.spacy`` (spaCy DocBins) and ``selection.json`` in ``out_dir`` from a teacher's
     JSONL (``uner tag`` records with ``rejected`` candidates); the files are written atomically, the report last."""
-    import spacy
-    from spacy.tokens import DocBin
-    from spacy.util import filter_spans
-
-    from ..io import atomic_path, atomic_write_text
-
     taught, out_dir = Path(taught), Path(out_dir)
     counts = Counter(label_name(e["type"], e["subtype"]) for _, rec in _records(taught)
                      for e in rec["entities"] if _confident(e, config))
@@ -142,8 +141,6 @@ def relabel(taught: str | Path, student, out: str | Path, config: SelectConfig =
     """A next round's teacher file: the teacher's confident entities, and the ``student``'s entities wherever
     they do not overlap one (the student fills in what the teacher was unsure of); no ``rejected`` list, so
     everything else is outside. Written atomically as JSONL."""
-    from ..io import atomic_path
-
     records = [rec for _, rec in _records(Path(taught))]
     with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8") as f:
         for rec, found in zip(records, student.tag([r["text"] for r in records], batch_size=batch_size)):

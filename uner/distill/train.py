@@ -11,6 +11,10 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from spacy.cli.train import train
+
+from ..io import atomic_dir
+
 CONFIG = Path(__file__).resolve().parent / "student.cfg"
 
 
@@ -55,10 +59,6 @@ def train_student(data_dir: str | Path, out: str | Path, config: TrainConfig = T
     """Train on ``data_dir/train.spacy`` (choosing the checkpoint on ``data_dir/heldout.spacy``) and save the
     best pipeline as ``out`` (a spaCy pipeline folder, swapped in atomically); spaCy logs its progress.
     ``vectors``: a spaCy folder of static word vectors the student reads beside its hash embeddings."""
-    from spacy.cli.train import train
-
-    from ..io import atomic_dir
-
     data_dir, out = Path(data_dir), Path(out)
     for name in ("train.spacy", "heldout.spacy"):
         if not (data_dir / name).is_file():

@@ -13,6 +13,11 @@ import re
 from pathlib import Path
 
 import numpy as np
+import spacy
+from spacy.vectors import Vectors
+
+from ..io import atomic_dir
+from ..tagger import Tagger
 
 WORD = re.compile(r"[^\W\d_][\w'&.-]*", re.UNICODE)  # starts with a letter: no subwords, numbers, punctuation
 
@@ -35,11 +40,6 @@ def teacher_vectors(embeddings: np.ndarray, vocab: list[str], type_votes: np.nda
 def write_vectors(words: list[str], vectors: np.ndarray, out: str | Path) -> Path:
     """A blank English spaCy pipeline holding the vectors under each word's lower, Title and UPPER form (the
     folder ``[initialize] vectors`` of ``student.cfg`` loads), written atomically."""
-    import spacy
-    from spacy.vectors import Vectors
-
-    from ..io import atomic_dir
-
     nlp = spacy.blank("en")
     table = Vectors(data=vectors, keys=None)
     for row, word in enumerate(words):
@@ -52,8 +52,6 @@ def write_vectors(words: list[str], vectors: np.ndarray, out: str | Path) -> Pat
 
 def build_teacher_vectors(model: str | None, labels: str | Path | None, out: str | Path, dims: int = 64) -> Path:
     """``teacher_vectors`` of a teacher (masked LM by name or folder, its labels folder) written to ``out``."""
-    from ..tagger import Tagger
-
     tagger = Tagger.from_pretrained(model, labels, dtype="float32")
     scorer = tagger.scorer
     type_votes = np.asarray(scorer.dist @ scorer.rollup, dtype=np.float32)

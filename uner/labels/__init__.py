@@ -1,6 +1,6 @@
 """Entity labels: type hierarchy, seed term lists, cluster review YAML, propagation, the labels folder.
 
-DESIGN.md §3.2. Humans label clusters once in ``clusters.yaml``; seed term lists
+docs/design.md §3.2. Humans label clusters once in ``clusters.yaml``; seed term lists
 bootstrap suggestions; ``compile_table`` spreads confirmed labels and seeds over
 the vocabulary's neighbourhoods (E = Nᵀ N L) into a sparse vocabulary × label table.
 Every file problem is reported as ``FILE:LINE: message``.

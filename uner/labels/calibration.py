@@ -1,4 +1,4 @@
-"""Per-type calibration stored beside the labels (``calibration.yaml``), not in code (DESIGN.md §3.3).
+"""Per-type calibration stored beside the labels (``calibration.yaml``), not in code (docs/design.md §3.3).
 
 The descriptors' votes are evidence of unequal strength per type: some types have many labelled
 terms and win by mass, others (ORGANIZATION) lose to a neighbouring type (LOCATION) even when right.

@@ -1,6 +1,6 @@
 """Compiling a labels folder into ``label_table.npz``: the one owner of the operation behind
 ``uner labels compile`` (``compile_labels``) and the annotation page's compile button (``compile_folder``
-with the model's embeddings loaded once, ``model_embeddings``) (DESIGN.md §3.2)."""
+with the model's embeddings loaded once, ``model_embeddings``) (docs/design.md §3.2)."""
 
 from __future__ import annotations
 

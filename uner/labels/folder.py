@@ -1,4 +1,4 @@
-"""A labels folder (DESIGN.md §4): finding it, loading and checking its files, saving what is compiled."""
+"""A labels folder (docs/design.md §4): finding it, loading and checking its files, saving what is compiled."""
 
 from __future__ import annotations
 
@@ -104,6 +104,28 @@ class LabelsFolder:
         if names is not None and (not isinstance(names, list) or not all(isinstance(n, str) for n in names)):
             raise LabelError([f"{self.tagger_path}: stages: expected a list of stage names"])
         return None if names is None else tuple(names)
+
+    def settings(self) -> dict:
+        """``settings`` of ``tagger.yaml``: tagger settings that differ from the domain's ({} without the entry;
+        ``TaggerConfig.settings`` writes them). LabelError for an entry that is not a mapping."""
+        settings = self._tagger_settings().get("settings", {})
+        if not isinstance(settings, dict):
+            raise LabelError([f"{self.tagger_path}: settings: expected a mapping of tagger settings"])
+        return settings
+
+    def model(self) -> str | None:
+        """``model`` of ``tagger.yaml``: the model these labels were saved with (``Tagger.save_pretrained``)."""
+        model = self._tagger_settings().get("model")
+        if model is not None and not isinstance(model, str):
+            raise LabelError([f"{self.tagger_path}: model: expected a model name or folder"])
+        return model
+
+    def stop_descriptors(self) -> tuple[str, ...]:
+        """``stop_descriptors`` of ``tagger.yaml``: descriptors the tagger ignores (empty without the entry)."""
+        words = self._tagger_settings().get("stop_descriptors", [])
+        if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+            raise LabelError([f"{self.tagger_path}: stop_descriptors: expected a list of words"])
+        return tuple(words)
 
     def expert_types(self, known_types: Sequence[str] = ()) -> frozenset[str]:
         """``expert_types`` of ``tagger.yaml``: the types these labels are a domain expert in (in an ensemble

@@ -1,5 +1,5 @@
 """Spreading human cluster labels and seed terms over the vocabulary's neighbourhoods: E = Nᵀ N L
-(DESIGN.md §3.2)."""
+(docs/design.md §3.2)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
+import torch
 
+from ..vectors import normalise
 from .review import cluster_labels
 from .seeds import seed_vocab_matches
 from .table import LabelTable
@@ -45,8 +47,6 @@ def label_matrix(vocab: Sequence[str], types: TypeHierarchy, clusters: Sequence[
 
 def propagate(label_mat: np.ndarray, neighbourhoods: np.ndarray) -> np.ndarray:
     """E = Nᵀ N L, with row i of ``neighbourhoods`` the vocabulary ids of neighbourhood i (-1 padded)."""
-    import torch
-
     rows, slots = np.nonzero(neighbourhoods >= 0)
     cols = neighbourhoods[rows, slots]
     n = torch.sparse_coo_tensor(torch.from_numpy(np.stack([rows, cols]).astype(np.int64)),
@@ -60,10 +60,6 @@ def labelled_neighbourhoods(embeddings: np.ndarray, labelled: np.ndarray, specia
                             min_cos: float = 0.2, candidates: int = 200, block_rows: int = 2048) -> np.ndarray:
     """Each entry's neighbourhood: itself, then neighbours with cosine > ``min_cos`` in descending order
     until ``want`` labelled ones are included (unlabelled ones met on the way stay in)."""
-    import torch
-
-    from ..graph import normalise
-
     e = torch.from_numpy(normalise(embeddings).astype(np.float32))
     n = len(e)
     k = min(candidates, n)

@@ -1,5 +1,5 @@
 """The human review file ``clusters.yaml``: checking it, seed suggestions, writing it, and carrying
-its decisions over to a re-clustering (DESIGN.md §3.2)."""
+its decisions over to a re-clustering (docs/design.md §3.2)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The compiled label table the tagger reads (``label_table.npz``) and how a term's counts become the
-label distribution it votes with (DESIGN.md §3.3)."""
+label distribution it votes with (docs/design.md §3.3)."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ class LabelTable:
 
 @dataclass(frozen=True)
 class Weighting:
-    """How a term's label counts become the label distribution it votes with (DESIGN.md §3.3).
+    """How a term's label counts become the label distribution it votes with (docs/design.md §3.3).
 
     ``normalise`` divides each label's counts by its type's total strength to that power (0: raw
     counts; 1: fully normalised), so types with long seed lists or many labelled clusters (PERSON,

@@ -1,4 +1,4 @@
-"""The masked-LM layer: a backend protocol and its implementations (DESIGN.md §7).
+"""The masked-LM layer: a backend protocol and its implementations (docs/design.md §7).
 
 Everything else in uner asks a ``Backend`` for MLM predictions, hidden states and
 embedding matrices. ``MaskedLM`` is the transformers backend (``hf``); ``resolve``

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import torch
+from huggingface_hub import snapshot_download
 from transformers import AutoConfig, AutoModel, AutoTokenizer, PretrainedConfig
 
 from ..io import atomic_write_text
@@ -143,8 +144,6 @@ def resolve_model(name_or_path: str | os.PathLike | None = None) -> str:
     if name in shipped:
         return str(shipped[name])
     tried = [f"folder {path} (missing)", f"embedded models {sorted(shipped) or '(none)'}"]
-    from huggingface_hub import snapshot_download
-
     try:
         return snapshot_download(name, local_files_only=True)
     except Exception:

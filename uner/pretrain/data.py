@@ -10,16 +10,14 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from tokenizers import BertWordPieceTokenizer
 from transformers import BertTokenizerFast, PreTrainedTokenizerBase
 
-from ..corpus import Source, read_paragraphs
-from ..io import atomic_dir
+from ..io import Source, atomic_dir, read_paragraphs
 
 
 def learn_wordpiece(texts: Iterable[str], vocab_size: int, cased: bool) -> PreTrainedTokenizerBase:
     """Learn a BERT WordPiece vocabulary from a stream of paragraphs (``tokenizers`` library)."""
-    from tokenizers import BertWordPieceTokenizer
-
     wp = BertWordPieceTokenizer(lowercase=not cased, strip_accents=not cased, clean_text=True)
     wp.train_from_iterator((t for t in texts if t), vocab_size=vocab_size, min_frequency=2,
                            special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"])

@@ -19,8 +19,7 @@ from transformers import (
     PreTrainedTokenizerBase,
 )
 
-from ..corpus import Source, read_paragraphs
-from ..io import atomic_write_text
+from ..io import Source, atomic_write_text, read_paragraphs
 from ..models import cpu_has_bf16, resolve_model
 from .config import EXTEND_INITS, PretrainConfig, lr_factor, run_seed
 from .data import WindowSampler, build_eval_set, learn_wordpiece, load_caches, mask_tokens, special_token_mask

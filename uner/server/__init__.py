@@ -1,5 +1,5 @@
 """``uner annotate``: a local, keyboard-first web page for the one human step, labelling the
-vocabulary clusters in ``clusters.yaml`` (DESIGN.md §2, §3.2).
+vocabulary clusters in ``clusters.yaml`` (docs/design.md §2, §3.2).
 
 Modules, lowest first: ``history`` (undo steps), ``context`` (frequency, examples, neighbours,
 seed evidence, type lists), ``workbench`` (the state, decisions, saving), ``app`` (the Starlette

@@ -9,8 +9,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from ..graph import NeighbourGraph
+from ..io import read_paragraphs
 from ..labels import Review, cluster_labels
+from ..vocab import NeighbourGraph
 
 WORD_RE = re.compile(r"\w+")
 SENTENCE_RE = re.compile(r"(?<=[.!?])\s+")
@@ -29,8 +30,6 @@ class Corpus:
     def read(cls, path: str | os.PathLike, terms: Iterable[str], limit: int = 20_000, per_term: int = 3,
              max_chars: int = 300) -> Corpus:
         """Index the first ``limit`` paragraphs of a text corpus (.txt, .gz, .xz or token file) for ``terms``."""
-        from ..corpus import read_paragraphs
-
         wanted = {t.lower() for t in terms}
         corpus = cls()
         n = 0

@@ -17,9 +17,12 @@ import threading
 from collections import Counter
 from pathlib import Path
 
-from ..labels import STATUSES, LabelError, LabelsFolder, Review, cluster_labels, compile_folder, model_embeddings
+from ..labels import (STATUSES, LabelError, LabelsFolder, Review, cluster_labels, compile_folder, load_seeds,
+                      model_embeddings)
 from ..labels.terms_file import set_term_labels
-from .context import Context, key_types, type_list
+from ..paths import check_writable
+from ..vocab import neighbour_graph
+from .context import Context, Corpus, key_types, type_list
 from .history import Change, Step, human, restore
 
 VIEW_STATUSES = ("unlabelled", "suggested", "conflict", "confirmed", "rejected")
@@ -369,11 +372,6 @@ def open_workbench(path: str | os.PathLike | None = None, model: str | None = No
     graph when there is one (the folder's ``graph.npz``, else the user cache's; never built here), seed
     lists for evidence and a corpus for examples. Raises LabelError, FileNotFoundError, or ReadOnlyError
     for the installed package's own folder."""
-    from ..clustering import neighbour_graph
-    from ..labels import load_seeds
-    from ..paths import check_writable
-    from .context import Corpus
-
     labels = LabelsFolder.existing(path)
     check_writable(labels.path)
     review = labels.load_review(model)

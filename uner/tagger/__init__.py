@@ -1,4 +1,4 @@
-"""Tagging entities with a masked LM and compiled labels (DESIGN.md §3.3).
+"""Tagging entities with a masked LM and compiled labels (docs/design.md §3.3).
 
 ``core`` (Tagger, config, prediction cache), ``scoring`` (label votes → entities), ``stages`` (named post-typing
 stages every engine runs), ``ensemble`` (several taggers voting), ``student`` (the fast spaCy student), ``loading``
@@ -6,7 +6,8 @@ stages every engine runs), ``ensemble`` (several taggers voting), ``student`` (t
 ``formats`` (JSONL / CoNLL / HTML writers, resume) and ``files`` (a whole file, as ``uner tag``).
 """
 
-from .core import CI_TEMPLATES, DOMAINS, BaseTagger, PredictionCache, Tagger, TaggerConfig, entity_guesses
+from .config import CI_TEMPLATES, DOMAINS, TaggerConfig
+from .core import BaseTagger, PredictionCache, Tagger, entity_guesses
 from .ensemble import Ensemble
 from .loading import ENGINES, EntityTagger, load_tagger
 from .files import SetupError, tag_file

@@ -1,6 +1,6 @@
 """Tagging: mask each candidate span, let the MLM's top predictions vote with their labels.
 
-DESIGN.md §3.3. For every span two inputs are made — the sentence with the span
+docs/design.md §3.3. For every span two inputs are made — the sentence with the span
 replaced by one mask (context-dependent, CS) and one input per context-independent (CI)
 template, "<span> is a <mask> ." by default. All masked inputs of a batch of documents go through the model
 together; each descriptor (a top-k prediction that is a whole word, not
@@ -19,19 +19,21 @@ The model is used only through ``vocab``, ``mask_token``, ``max_length``, ``coun
 
 from __future__ import annotations
 
+import shutil
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from string import Formatter
 
 import numpy as np
+import yaml
 
-from ..labels import Calibration, LabelsFolder, LabelTable, TypeHierarchy, Weighting
+from ..io import atomic_write_text
+from ..labels import Calibration, LabelsFolder, LabelTable, TypeHierarchy
 from ..models import MaskedLM
-from ..spans import DEFAULT_SPACY_MODEL, SPAN_POLICIES, SPAN_TAGS, Span, candidate_spans, given_spans, load_spacy
+from ..spans import DEFAULT_SPACY_MODEL, Span, candidate_spans, given_spans, load_spacy
+from .config import TaggerConfig
 from .scoring import Entity, LabelScorer, SpanScores
-from .stages import check_stage_types, resolve_stages, run_stages
+from .stages import check_stage_types, run_stages
 
 
 class PredictionCache:
@@ -62,118 +64,6 @@ class PredictionCache:
         for old in list(self.entries)[: max(0, len(self.entries) - self.max_entries)]:
             del self.entries[old]
         return ids, logits
-
-
-CI_TEMPLATES = {"is a": "{span} is a {mask} .", "comma": "{span} , a {mask} ,", "such as": "{mask} such as {span} .",
-                "and other": "{span} and other {mask} .",
-                # the span's own sentence before the question: "Essex" after "Somerset beat Essex by an innings"
-                # is a cricket team, alone a county (CoNLL dev ORG given spans 0.40 -> 0.51, end to end 0.28 -> 0.35)
-                "name in context": "{sentence} ( {span} is the name of a {mask} . )"}
-TEMPLATE_FIELDS = frozenset({"span", "mask", "sentence"})  # what a template may name: {sentence} is the span's
-TEMPLATE_WEIGHTS = {CI_TEMPLATES["name in context"]: 2.0}  # a template's weight when ci_weights is None (else 1)
-
-
-@dataclass
-class TaggerConfig:
-    """Tagging options (validated at construction). The defaults are the ``general`` domain's; ``for_domain``
-    gives each domain's (chosen on the dev splits with ``benchmarks/tune_scoring.py``)."""
-
-    top_k: int = 10  # descriptors per input (CoNLL/WNUT dev, name-in-context template: 5/8/10/15; 10 and 15 tie,
-    #                  10 keeps CoNLL ORG higher)
-    ci_templates: tuple[str, ...] = tuple(CI_TEMPLATES[n] for n in ("is a", "comma", "and other", "name in context"))
-    ci_weights: tuple[float, ...] | None = None  # relative weights (None: TEMPLATE_WEIGHTS, else 1; (): equal)
-    use_cs: bool = True
-    use_ci: bool = True
-    span_tags: frozenset[str] = SPAN_TAGS
-    span_policy: str = "named"  # candidate spans: "named" (names; common nouns only on confident votes) or "nouns"
-    common_min_score: float = 0.6  # "named" policy: a common-noun span needs its top type's share above this
-    max_context_words: int = 200
-    cs_weight: float = 0.2  # share of the context-dependent votes when both inputs are used (CI gets the rest)
-    min_score: float = 0.2  # a span is an entity only when its top type's share of the votes exceeds this
-    subtype_share: float = 0.3  # a subtype is reported when it holds at least this share of its type's votes
-    head_weight: float = 0.0  # share of the span's own last word's labels ("IL-2 mRNA": mrna -> RNA) in its votes
-    name_weight: float = 0.3  # … of a one-word name's own labels, if larger ("Toyota", "Reuters": companies)
-    name_not_entity: float = 0.5  # a name's not-entity votes (OTHER) count this much: a proper name is an entity
-    weighting: Weighting = Weighting()
-    stages: tuple[str, ...] = ("person_titles", "sports_teams")  # post-typing stages, in order (``tagger.stages``)
-
-    @classmethod
-    def for_domain(cls, domain: str = "general", **changes) -> TaggerConfig:
-        """The settings for ``domain`` (see ``DOMAINS``), with ``changes`` on top."""
-        if domain not in DOMAINS:
-            raise ValueError(f"unknown domain {domain!r} (choose from {', '.join(DOMAINS)})")
-        return cls(**{**DOMAINS[domain], **changes})
-
-    @classmethod
-    def for_labels(cls, folder: LabelsFolder, domain: str | None = None, **changes) -> TaggerConfig:
-        """The settings of ``domain`` when given, else of the domain ``folder``'s labels were made for (its
-        ``tagger.yaml``; general without one), with ``changes`` on top: ``uner tag --model uner-bio`` reads
-        biomedical text without ``--domain``. The folder's ``stages`` entry, when it has one, replaces the
-        domain's stages (``changes`` still win)."""
-        if domain:
-            return cls.for_domain(domain, **changes)
-        stages = folder.stages()
-        try:
-            return cls.for_domain(folder.default_domain() or "general",
-                                  **({"stages": stages} if stages is not None else {}), **changes)
-        except ValueError as exc:
-            raise ValueError(f"{folder.tagger_path}: {exc}") from None
-
-    def __post_init__(self) -> None:
-        if not (self.use_cs or self.use_ci):
-            raise ValueError("at least one of the context-dependent or context-independent inputs is needed")
-        if not 0 <= self.cs_weight <= 1 or not 0 <= self.min_score < 1 or not 0 <= self.common_min_score < 1:
-            raise ValueError("cs_weight must be in [0, 1], min_score and common_min_score in [0, 1)")
-        if not 0 < self.subtype_share <= 1 or not 0 <= self.head_weight < 1 or not 0 <= self.name_weight < 1:
-            raise ValueError("subtype_share must be in (0, 1], head_weight and name_weight in [0, 1)")
-        if not 0 <= self.name_not_entity <= 1:
-            raise ValueError("name_not_entity must be in [0, 1]")
-        if self.span_policy not in SPAN_POLICIES:
-            raise ValueError(f"span_policy must be one of {', '.join(SPAN_POLICIES)}, not {self.span_policy!r}")
-        if not self.ci_templates or any("{span}" not in t or "{mask}" not in t for t in self.ci_templates):
-            raise ValueError("every CI template needs {span} and {mask}")
-        for t in self.ci_templates:
-            fields = [(f, spec, conv) for _, f, spec, conv in Formatter().parse(t) if f is not None]
-            unknown = {f for f, spec, conv in fields if f not in TEMPLATE_FIELDS or spec or conv}
-            if unknown:
-                raise ValueError(f"CI template {t!r}: unknown field {{{sorted(unknown)[0]}}} "
-                                 f"(use {', '.join('{' + f + '}' for f in sorted(TEMPLATE_FIELDS))})")
-        self.stages = tuple(self.stages)
-        resolve_stages(self.stages)  # (an unknown name fails here)
-        if self.ci_weights and (len(self.ci_weights) != len(self.ci_templates) or min(self.ci_weights) < 0
-                                or sum(self.ci_weights) <= 0):
-            raise ValueError(f"ci_weights: one non-negative weight per CI template, not all zero "
-                             f"({len(self.ci_weights)} for {len(self.ci_templates)} templates; () weighs them equally)")
-
-    def input_shares(self) -> np.ndarray:
-        """The weight of each masked input of a span (CS first, then the CI templates), summing to 1."""
-        if not self.use_ci:
-            return np.ones(1, np.float32)
-        if self.ci_weights is None:
-            weights = [TEMPLATE_WEIGHTS.get(t, 1.0) for t in self.ci_templates]
-        else:
-            weights = self.ci_weights or [1.0] * len(self.ci_templates)
-        ci = np.asarray(weights, np.float32)
-        ci = ci / ci.sum()
-        if not self.use_cs:
-            return ci
-        return np.concatenate([[self.cs_weight], (1 - self.cs_weight) * ci]).astype(np.float32)
-
-
-DOMAINS: dict[str, dict] = {
-    # names are capitalised: candidates are names, common nouns only on confident votes (CoNLL, WNUT dev);
-    # a one-word name also votes as the vocabulary term it is, and OTHER counts half against a name
-    # (ORG/corporation recall: "Toyota", "Reuters"; first 1,000 CoNLL / WNUT dev sentences); the span is also
-    # asked about in its sentence (name in context, weight 2) and 10 descriptors vote (full CoNLL / WNUT dev)
-    "general": {},
-    # entities are lower-case noun phrases ("aspirin", "breast cancer"); class-noun templates ("[MASK] such as
-    # <span>") type chemicals, genes and cells better (BC5CDR, NCBI-disease, JNLPBA, BC2GM dev)
-    # (the span's own head word votes too: "IL-2 mRNA" -> RNA, "Jurkat cells" -> cell; JNLPBA, BC5CDR dev)
-    "biomedical": {"span_policy": "nouns", "top_k": 5,
-                   "ci_templates": tuple(CI_TEMPLATES[n] for n in ("is a", "comma", "such as", "and other")),
-                   "head_weight": 0.3, "subtype_share": 0.2, "name_weight": 0.0, "name_not_entity": 1.0,
-                   "stages": ()},  # (the news conventions, titles and sports sides, are not abstracts')
-}
 
 
 class BaseTagger(ABC):
@@ -260,8 +150,12 @@ class Tagger(BaseTagger):
 
     def __init__(self, mlm: MaskedLM, table: LabelTable, types: TypeHierarchy, nlp=None,
                  config: TaggerConfig | None = None, stop_descriptors: Iterable[str] = (),
-                 calibration: Calibration = Calibration(), expert_types: Iterable[str] = ()) -> None:
+                 calibration: Calibration = Calibration(), expert_types: Iterable[str] = (),
+                 labels_folder: LabelsFolder | None = None) -> None:
         self.mlm = mlm
+        self.labels_folder = labels_folder  # where the table and types came from (``save_pretrained`` copies them)
+        self.stop_descriptors = tuple(stop_descriptors)
+        self.calibrated = bool(calibration.type_weights or calibration.min_scores)
         self.expert_types = frozenset(expert_types)  # in an ensemble: vote only on spans typed as one of these
         self.types = types
         self.config = config or TaggerConfig()
@@ -276,18 +170,21 @@ class Tagger(BaseTagger):
                         **mlm_kwargs) -> Tagger:
         """The embedded model and its shipped labels by default; any model folder with its labels folder.
         ``config`` defaults to the settings of the labels' domain (``TaggerConfig.for_labels``). ``calibrate``:
-        apply the folder's ``calibration.yaml`` (per-type weights and thresholds) when it has one.
+        apply the folder's ``calibration.yaml`` (per-type weights and thresholds) when it has one. A folder written
+        by ``save_pretrained`` also gives the model and the stop descriptors when they are not given.
 
         ``mlm_kwargs`` go to ``MaskedLM.from_pretrained``; ``dtype`` defaults to ``"auto"`` here
         (bfloat16 where it measures faster on this CPU, else float32; float16 on GPUs).
         """
         mlm_kwargs.setdefault("dtype", "auto")
         nlp = load_spacy(spacy_model or DEFAULT_SPACY_MODEL)  # a missing parser fails before the model loads
-        mlm = MaskedLM.from_pretrained(model, **mlm_kwargs)
-        folder = LabelsFolder.of(labels, mlm.name)
+        saved = LabelsFolder(labels) if labels is not None else None
+        mlm = MaskedLM.from_pretrained(model or (saved.model() if saved else None), **mlm_kwargs)
+        folder = saved or LabelsFolder.of(labels, mlm.name)
         config = config or TaggerConfig.for_labels(folder)
         table = folder.load_table()
-        stops = Path(stop_descriptors).read_text(encoding="utf-8").split() if stop_descriptors else ()
+        stops = (Path(stop_descriptors).read_text(encoding="utf-8").split() if stop_descriptors
+                 else folder.stop_descriptors())
         types = folder.load_types()
         known = [types.parent(lab) for lab in table.labels]
         try:
@@ -295,7 +192,25 @@ class Tagger(BaseTagger):
         except ValueError as exc:
             raise ValueError(f"{folder.tagger_path}: {exc}") from None
         calibration = folder.load_calibration(known) if calibrate else Calibration()
-        return cls(mlm, table, types, nlp, config, stops, calibration, folder.expert_types(known))
+        return cls(mlm, table, types, nlp, config, stops, calibration, folder.expert_types(known), folder)
+
+    def save_pretrained(self, folder: str | Path) -> Path:
+        """This tagger as a labels folder — its types, table, calibration, and a ``tagger.yaml`` with the model,
+        domain, stages, the settings that differ from the domain's, expert types and stop descriptors — so that
+        ``Tagger.from_pretrained(labels=folder)`` loads it back with the same model and settings."""
+        if self.labels_folder is None:
+            raise ValueError("this tagger was not loaded from a labels folder: there are no types to save")
+        src, out = self.labels_folder, LabelsFolder(folder)
+        out.path.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src.types_path, out.types_path)
+        self.table.save(out.table_path)
+        if self.calibrated:
+            shutil.copyfile(src.calibration_path, out.calibration_path)
+        cfg = self.config
+        doc = {"domain": cfg.domain, "model": self.mlm.name, "stages": list(cfg.stages), "settings": cfg.settings(),
+               "expert_types": sorted(self.expert_types), "stop_descriptors": list(self.stop_descriptors)}
+        atomic_write_text(out.tagger_path, yaml.safe_dump(doc, sort_keys=False, allow_unicode=True))
+        return out.path
 
     def _fit(self, build: Callable[[str, str], str], left: str, right: str) -> str:
         """``build(left, right)``: the text with the span's context either side; where it passes the model window,

@@ -10,8 +10,9 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Iterator
 
-from ..distributed import MissingExtra
-from ..inputs import FileRecords
+from tqdm.auto import tqdm
+
+from ..io import FileRecords, MissingExtra
 from ..models import ModelNotFoundError, load_settings
 from ..spans import load_spacy
 from .formats import WRITERS, Destination, OutputInUseError, check_output, claim_partial, format_for
@@ -63,8 +64,6 @@ def tag_file(input: str, out: str, tagger_kwargs: dict, *, input_format: str | N
             start = options.restart_point(done)
             results = itertools.islice(tagging.run(records.after(start)), done - start, None)
             errors: list[dict] = []
-            from tqdm.auto import tqdm
-
             bar = tqdm(_noting_errors(results, errors), desc="tagging", unit="doc", initial=done,
                        disable=out == "-" or runner == "ray", dynamic_ncols=True)  # (Ray shows its own)
             WRITERS[fmt](bar, Destination(partial, options.batch_size, lambda: tagging.nlp))

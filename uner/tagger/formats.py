@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import click
+
 from ..spans import load_spacy
 
 
@@ -161,9 +163,7 @@ def write_jsonl(records: Iterable[dict], dest: Destination) -> None:
 def _write_text(text: str, dest: Destination) -> None:
     """The whole text to the file, or echoed to stdout."""
     if dest.path is None:
-        import click  # as the CLI echoes: a final newline, ANSI codes stripped off a non-terminal
-
-        click.echo(text)
+        click.echo(text)  # as the CLI echoes: a final newline, ANSI codes stripped off a non-terminal
     else:
         dest.path.write_text(text, encoding="utf-8")
 

@@ -8,12 +8,15 @@ running is one new class registered here.
 from __future__ import annotations
 
 import json
+import multiprocessing as mp
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict
 from typing import Protocol
 
-from ..distributed import RayOptions, actor_count, batch_records, connect, local_path, map_records, require_ray
-from ..io import Record, batched
+import torch
+
+from ..io import RayOptions, Record, actor_count, batch_records, batched, connect, local_path, map_records, require_ray
+from ..models import resolve_model
 from ..spans import load_spacy
 from .loading import load_tagger
 from .records import TagOptions, tag_records
@@ -50,15 +53,11 @@ _WORKER: dict = {}
 
 def check_models(tagger_kwargs: dict) -> None:
     """ModelNotFoundError (one line) for a missing model or ensemble member, before any worker starts."""
-    from ..models import resolve_model
-
     for name in [tagger_kwargs.get("model"), *(s.rsplit(":", 1)[0] for s in tagger_kwargs.get("ensemble", ()))]:
         resolve_model(name)
 
 
 def _worker_init(tagger_kwargs: dict, options: TagOptions) -> None:
-    import torch
-
     torch.set_num_threads(1)
     _WORKER["runner"] = SerialRunner(tagger_kwargs, options)
 
@@ -79,8 +78,6 @@ class ProcessRunner:
         self.workers = workers
 
     def run(self, records: Iterable[Record]) -> Iterator[dict]:
-        import multiprocessing as mp
-
         with mp.get_context("spawn").Pool(self.workers, _worker_init, (self.tagger_kwargs, self.options)) as pool:
             for out in pool.imap(_worker_run, batched(records, self.options.batch_size)):
                 yield from out
@@ -103,7 +100,7 @@ class _RayTagger:
 class RayRunner:
     """``workers`` Ray Data actors (``map_batches`` with ``concurrency``; None: one per CPU of the cluster),
     each loading the model once, ``options.batch_size`` records per call; input files are read by the
-    cluster and records come back in input order (``uner.distributed``). Bad records get their ``error``
+    cluster and records come back in input order (``uner.io.distributed``). Bad records get their ``error``
     from the same code as in the other runners. Joins the cluster at ``address`` (default: starts a local
     Ray) at construction, so a missing Ray or a wrong address fails before any work."""
 

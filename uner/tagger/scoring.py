@@ -1,4 +1,4 @@
-"""Scoring: descriptors vote their label distributions, label votes roll up into types (DESIGN.md §3.3).
+"""Scoring: descriptors vote their label distributions, label votes roll up into types (docs/design.md §3.3).
 
 ``LabelScorer`` holds the label table as matrices for one model vocabulary; ``SpanScores`` are the
 votes of a list of spans and turn each into an ``Entity`` (with its descriptors when asked, taken

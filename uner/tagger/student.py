@@ -18,7 +18,7 @@ import spacy
 
 from ..labels import LabelsFolder
 from ..paths import student_dir
-from .core import TaggerConfig
+from .config import TaggerConfig
 from .scoring import Entity
 from .stages import check_stage_types, resolve_stages, run_stages
 

@@ -16,9 +16,11 @@ StageFn = Callable[[str, Sequence[Entity]], list[Entity]]
 
 @dataclass(frozen=True)
 class Stage:
-    """A named step over one document's kept entities: returns as many entities, in order, each the same object
-    or a changed copy (retyped, re-bounded); it never adds or drops one. ``types``: the entity types it names,
-    which the labels' ``types.yaml`` must have."""
+    """A named step over one document's kept entities: returns them in order, each the same object or a changed
+    copy (retyped, re-bounded). Most stages return as many as they got, each in its place; a stage may also add
+    entities or drop some (``abbreviations`` adds the short-form mentions the tagger missed): then every entity
+    that is not one of its input objects counts as new or changed, and ``run_stages`` puts its output in start
+    order. ``types``: the entity types it names, which the labels' ``types.yaml`` must have."""
 
     name: str
     apply: StageFn

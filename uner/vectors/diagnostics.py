@@ -1,4 +1,4 @@
-"""Diagnostics of a model's vector space (DESIGN.md §3.5).
+"""Diagnostics of a model's vector space (docs/design.md §3.5).
 
 (a) word-embedding L2 norm and mean k-NN distance by word-frequency rank bucket
 (the BERT-flow paper's observation: frequent words sit near the origin, rare ones
@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .corpus import read_paragraphs
+from ..io import read_paragraphs
+from ..models import Backend, special_mask
 from .embeddings import embed_many
-from .models import Backend
 from .whitening import RunningStats, Whitening
 
 RANK_EDGES = (0, 100, 500, 5000, 10000, None)

@@ -1,4 +1,4 @@
-"""Evaluation on gold NER corpora (DESIGN.md §5).
+"""Evaluation on gold NER corpora (docs/design.md §5).
 
 Gold sentences of CoNLL (``word POS chunk NER``) and two-column ``token<TAB>tag`` files
 (read by ``corpus.read_token_file``; IOB1 is converted to IOB2), entity-level strict micro
@@ -9,7 +9,9 @@ the types, O excluded. Our types map onto a dataset's labels through a YAML file
 
 from __future__ import annotations
 
+import json
 import os
+import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -17,9 +19,10 @@ from pathlib import Path
 
 import yaml
 
-from .corpus import Sentence, read_token_file
+from ..io import Sentence, atomic_write_text, read_token_file
+from ..tagger import TaggerConfig, bio_tags, load_tagger
 
-MAPPINGS_DIR = Path(__file__).resolve().parent / "mappings"
+MAPPINGS_DIR = Path(__file__).resolve().parents[1] / "mappings"
 
 
 def read_gold(path: str | os.PathLike) -> Iterator[Sentence]:
@@ -146,11 +149,6 @@ def detokenize(tokens: Sequence[str]) -> tuple[str, list[tuple[int, int]]]:
 def evaluate(tagger, gold_path: str | os.PathLike, mapping: Mapping | None = None, mode: str = "both",
              limit: int | None = None, errors_path: str | os.PathLike | None = None) -> dict:
     """Run the tagger over a gold file; end-to-end strict F1 and/or given-spans token F1, plus a confusion count."""
-    import json
-
-    from .io import atomic_write_text
-    from .tagger import bio_tags
-
     if mode not in ("end-to-end", "given-spans", "both"):
         raise ValueError(f"mode must be end-to-end, given-spans or both, not {mode!r}")
     mapping = mapping or Mapping.for_file(gold_path)
@@ -200,10 +198,6 @@ def evaluate_model(gold_path: str | os.PathLike, mapping_path: str | os.PathLike
     voting with equal weights); the mapping from ``mapping_path`` or the gold file's name; the tagger settings
     of ``domain`` (default: the mapping's) with ``config_changes`` (TaggerConfig fields) on top. ``student``:
     the student tagger (``model`` its folder, default the shipped one) instead. Adds ``seconds``."""
-    import time
-
-    from .tagger import TaggerConfig, load_tagger
-
     t0 = time.time()
     mapper = Mapping.load(mapping_path) if mapping_path else Mapping.for_file(gold_path)
     config = TaggerConfig.for_domain(domain or mapper.domain, **config_changes)

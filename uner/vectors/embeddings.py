@@ -1,4 +1,4 @@
-"""Sentence and document vectors from the masked LM (DESIGN.md §3.5).
+"""Sentence and document vectors from the masked LM (docs/design.md §3.5).
 
 Poolings (registered by name in ``POOLING_KINDS``):
 - ``cls-head``: the [CLS] state after the MLM head's transform layer;
@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .io import InputError, read_records
-from .models import Backend
+from ..io import InputError, RayOptions, Record, local_path, map_records, read_records
+from ..models import Backend, MaskedLM, resolve_model
 from .whitening import RunningStats, Whitening
 
 LayerPool = Callable[[np.ndarray, Backend, int], np.ndarray]
@@ -171,6 +171,37 @@ def _pool_document(vecs: list[np.ndarray], spans: list[tuple[int, int]], n: int,
     sep = np.mean([v[-1] for v in vecs], axis=0)
     body_sum = (total / count[:, None]).sum(axis=0) if n else 0.0
     return (cls + sep + body_sum) / (n + 2)
+
+
+class _Embedder:
+    """One Ray actor's model for ``embed_records``: loaded once; each call embeds one batch of texts."""
+
+    def __init__(self, model: str | None, pooling, window: int | None, stride: int | None, threads: int) -> None:
+        self.mlm = MaskedLM.from_pretrained(model, threads=threads)
+        self.pooling, self.window, self.stride = pooling, window, stride
+
+    def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        texts = [str(t) for t in batch["text"]]
+        vectors = embed(self.mlm, texts, self.pooling, window=self.window, stride=self.stride, chunk=len(texts))
+        return {"vector": vectors}
+
+
+def embed_records(records: Iterable[Record], model: str | None, pooling, *, window: int | None = None,
+                  stride: int | None = None, options: RayOptions = RayOptions()) -> np.ndarray:
+    """``embed`` of the records' texts over Ray actors (``uner.io.distributed``): one row per record, in order."""
+    model = local_path(resolve_model(model))
+    args = (model, pooling, window, stride, options.threads)
+    parts = [batch["vector"] for batch in map_records(records, _Embedder, args, options)]
+    if not parts:  # no texts: the serial function gives the empty matrix of the right width
+        return embed(_Embedder(*args).mlm, [], pooling)
+    return np.concatenate(parts).astype(np.float32, copy=False)
+
+
+def normalise(embeddings: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit L2 norm, in float64 (zero rows stay zero)."""
+    e = np.asarray(embeddings, dtype=np.float64)
+    norms = np.linalg.norm(e, axis=1, keepdims=True)
+    return e / np.where(norms == 0, 1.0, norms)
 
 
 def cosine_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:

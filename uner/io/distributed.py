@@ -1,4 +1,5 @@
-"""Ray Data jobs (``pip install 'uner[ray]'``): the engine of ``uner tag --engine ray`` and ``uner embed --engine ray``.
+"""Ray Data jobs (``pip install 'uner[ray]'``): the engine of ``uner tag --engine ray`` and ``uner embed --engine ray``
+(their actors: ``uner.tagger.runners`` and ``uner.vectors.embeddings``).
 
 Records go through ``map_batches`` with a callable class, so each of ``num_actors`` actors builds its model
 once and then handles one batch per call. Input files named by a ``FileRecords`` are read by the cluster
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .inputs import FileRecords
-from .io import InputError, Record
+from .records import InputError, Record
 
 INSTALL_HINT = "pip install 'uner[ray]'"
 
@@ -100,8 +101,7 @@ def map_records(records: Iterable[Record], actor: type, args: tuple, options: Ra
 
 
 def _dataset(records: Iterable[Record]):
-    import ray.data
-
+    ray = require_ray()
     if isinstance(records, FileRecords) and records.on_disk:
         starts = [{"path": os.path.abspath(f), "name": f, "skip": skip} for f, skip in records.starts()]
         reading = {"fmt": records.fmt, "encoding": records.encoding, "keep_bad": records.keep_bad}
@@ -131,38 +131,6 @@ def batch_records(batch: dict[str, np.ndarray]) -> list[Record]:
     """The records of a batch of rows, as the reader made them."""
     return [Record(int(line), str(id_), str(text), json.loads(fields), str(error) or None)
             for line, id_, text, fields, error in zip(*(batch[k] for k in ("line", "id", "text", "fields", "error")))]
-
-
-class _Embedder:
-    """One actor's model for ``embed_records``: loaded once; each call embeds one batch of texts."""
-
-    def __init__(self, model: str | None, pooling, window: int | None, stride: int | None, threads: int) -> None:
-        from .models import MaskedLM
-
-        self.mlm = MaskedLM.from_pretrained(model, threads=threads)
-        self.pooling, self.window, self.stride = pooling, window, stride
-
-    def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        from .embeddings import embed
-
-        texts = [str(t) for t in batch["text"]]
-        vectors = embed(self.mlm, texts, self.pooling, window=self.window, stride=self.stride, chunk=len(texts))
-        return {"vector": vectors}
-
-
-def embed_records(records: Iterable[Record], model: str | None, pooling, *, window: int | None = None,
-                  stride: int | None = None, options: RayOptions = RayOptions()) -> np.ndarray:
-    """``uner.embeddings.embed`` of the records' texts over Ray actors: one row per record, in order."""
-    from .models import resolve_model
-
-    model = local_path(resolve_model(model))
-    args = (model, pooling, window, stride, options.threads)
-    parts = [batch["vector"] for batch in map_records(records, _Embedder, args, options)]
-    if not parts:  # no texts: the serial function gives the empty matrix of the right width
-        from .embeddings import embed
-
-        return embed(_Embedder(*args).mlm, [], pooling)
-    return np.concatenate(parts).astype(np.float32, copy=False)
 
 
 def local_path(path: str) -> str:

@@ -1,4 +1,4 @@
-"""Relation triples from typed entities and the dependency parse (DESIGN.md §3.4).
+"""Relation triples from typed entities and the dependency parse (docs/design.md §3.4).
 
 For two arguments in a sentence, the dependency path between their heads gives the
 relation: the verb on the path nearest the second argument (with its particle, and
@@ -16,8 +16,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 
-from .io import Record
-from .tagger import BaseTagger, Entity
+from ..io import Record
+from ..tagger import BaseTagger, Entity
 
 UNTYPED = "OTHER"
 

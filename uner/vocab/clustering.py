@@ -1,6 +1,6 @@
 """Vocabulary clustering: cosine-tail histograms → directed neighbour graph → clusters to label.
 
-DESIGN.md §3.1. For every term the cosines to the whole vocabulary are binned at
+docs/design.md §3.1. For every term the cosines to the whole vocabulary are binned at
 0.01; walking the bins down from 1.0, the first bin with ``max_bin`` terms (or two
 consecutive bins with ``tail_min`` each) sets an adaptive cut-off, and the terms
 strictly above it form the term's tail. Work is blockwise: a float32 matrix
@@ -11,7 +11,6 @@ float64 so that bins (and thus tails) do not depend on BLAS summation order.
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
@@ -22,13 +21,14 @@ import torch
 import yaml
 from tqdm.auto import tqdm
 
-from .graph import NeighbourGraph, normalise
-from .io import atomic_write_text, write_npz
-from .labels import carry_labels, dump_clusters
-from .labels.review import is_reviewed
-from .models import Backend, MaskedLM, resolve_model, special_mask
-from .paths import (CLUSTERS_FILE, GRAPH_FILE, NEIGHBOURHOODS_FILE, SUMMARY_FILE, check_writable, graph_cache_dir,
-                    labels_dir, writable_labels_dir)
+from ..io import atomic_write_text, write_npz
+from ..labels import carry_labels, dump_clusters
+from ..labels.review import is_reviewed
+from ..models import Backend, MaskedLM, resolve_model, special_mask
+from ..paths import (CLUSTERS_FILE, GRAPH_FILE, NEIGHBOURHOODS_FILE, SUMMARY_FILE, check_writable, graph_cache_dir,
+                     labels_dir, writable_labels_dir)
+from ..vectors import normalise
+from .graph import NeighbourGraph
 
 N_BINS = 201  # cosine -1.00 … 1.00 in 0.01 steps; column c holds bin (c - 100) / 100
 

@@ -1,6 +1,6 @@
 """The directed neighbour graph of a vocabulary, as CSR arrays with a networkx view.
 
-An edge a → b means b lies in a's cosine tail (DESIGN.md §3.1). Tails differ in
+An edge a → b means b lies in a's cosine tail (docs/design.md §3.1). Tails differ in
 length from term to term, so edges are not symmetric; "mutual" neighbours are
 the pairs linked both ways.
 """
@@ -15,15 +15,8 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 
-from .io import write_npz
-from .paths import GRAPH_FILE
-
-
-def normalise(embeddings: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit L2 norm, in float64 (zero rows stay zero)."""
-    e = np.asarray(embeddings, dtype=np.float64)
-    norms = np.linalg.norm(e, axis=1, keepdims=True)
-    return e / np.where(norms == 0, 1.0, norms)
+from ..io import write_npz
+from ..paths import GRAPH_FILE
 
 
 @dataclass

@@ -6,7 +6,7 @@ fly. Token-per-line NER files (CoNLL-2003, ``token<TAB>tag``) are read as text
 only: each sentence becomes one paragraph and the labels are dropped.
 
 ``read_token_file`` is the one reader of token-per-line files: the corpus readers here and the
-gold reader of ``uner.evaluate`` both use it.
+gold reader of ``uner.analysis.evaluate`` both use it.
 """
 
 from __future__ import annotations

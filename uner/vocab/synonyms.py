@@ -1,4 +1,4 @@
-"""Synonym candidates: graph neighbours re-ranked by co-prediction in masked contexts (DESIGN.md §3.4).
+"""Synonym candidates: graph neighbours re-ranked by co-prediction in masked contexts (docs/design.md §3.4).
 
 Candidates for a term are its mutual neighbours in the directed graph, then its
 one-way out-neighbours. With a corpus, every sentence holding the term is masked
@@ -12,8 +12,8 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
+from ..models import Backend
 from .graph import NeighbourGraph
-from .models import Backend
 
 
 def contexts(term: str, texts: Iterable[str], limit: int = 200) -> list[str]:

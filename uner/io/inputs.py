@@ -3,7 +3,7 @@
 A folder means every file under it (hidden ones skipped) and a glob every file it matches, both sorted,
 so a run over several files gives the records of each file in turn, ids and line numbers as that file
 alone gives them. ``FileRecords`` is an iterable of ``uner.io.Record`` that also says which files it
-reads, so a runner on a cluster can have its workers read them (``uner.distributed``).
+reads, so a runner on a cluster can have its workers read them (``uner.io.distributed``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .io import InputError, Record, check_input, input_format, read_records
+from .records import InputError, Record, check_input, input_format, read_records
 
 
 def input_files(spec: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""Whitening and a small normalising flow for sentence vectors (DESIGN.md §3.5).
+"""Whitening and a small normalising flow for sentence vectors (docs/design.md §3.5).
 
 ``RunningStats`` accumulates mean and covariance over any number of vectors in
 float64 with bounded memory (Chan et al.'s pairwise update), so a transform can be
@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from .io import atomic_path
+from ..io import atomic_path
 
 
 class RunningStats:

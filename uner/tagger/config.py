@@ -1,0 +1,169 @@
+"""Tagger settings: the masked inputs of a span, how votes become types, the post-typing stages — per domain.
+
+``TaggerConfig`` owns every default and checks its values at construction; ``DOMAINS`` holds each domain's
+changes from the general defaults (chosen on the dev splits with ``benchmarks/tune_scoring.py``). The labels
+folder's ``tagger.yaml`` names the domain its text wants (and may list its stages), so ``uner tag --model uner-bio``
+reads biomedical text without ``--domain``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from string import Formatter
+
+import numpy as np
+
+from ..labels import LabelsFolder, Weighting
+from ..spans import SPAN_POLICIES, SPAN_TAGS
+from .stages import resolve_stages
+
+
+CI_TEMPLATES = {"is a": "{span} is a {mask} .", "comma": "{span} , a {mask} ,", "such as": "{mask} such as {span} .",
+                "and other": "{span} and other {mask} .",
+                # the span's own sentence before the question: "Essex" after "Somerset beat Essex by an innings"
+                # is a cricket team, alone a county (CoNLL dev ORG given spans 0.40 -> 0.51, end to end 0.28 -> 0.35)
+                "name in context": "{sentence} ( {span} is the name of a {mask} . )"}
+TEMPLATE_FIELDS = frozenset({"span", "mask", "sentence"})  # what a template may name: {sentence} is the span's
+TEMPLATE_WEIGHTS = {CI_TEMPLATES["name in context"]: 2.0}  # a template's weight when ci_weights is None (else 1)
+
+
+@dataclass
+class TaggerConfig:
+    """Tagging options (validated at construction). The defaults are the ``general`` domain's; ``for_domain``
+    gives each domain's (chosen on the dev splits with ``benchmarks/tune_scoring.py``)."""
+
+    top_k: int = 10  # descriptors per input (CoNLL/WNUT dev, name-in-context template: 5/8/10/15; 10 and 15 tie,
+    #                  10 keeps CoNLL ORG higher)
+    ci_templates: tuple[str, ...] = tuple(CI_TEMPLATES[n] for n in ("is a", "comma", "and other", "name in context"))
+    ci_weights: tuple[float, ...] | None = None  # relative weights (None: TEMPLATE_WEIGHTS, else 1; (): equal)
+    use_cs: bool = True
+    use_ci: bool = True
+    span_tags: frozenset[str] = SPAN_TAGS
+    span_policy: str = "named"  # candidate spans: "named" (names; common nouns only on confident votes) or "nouns"
+    common_min_score: float = 0.6  # "named" policy: a common-noun span needs its top type's share above this
+    max_context_words: int = 200
+    cs_weight: float = 0.2  # share of the context-dependent votes when both inputs are used (CI gets the rest)
+    min_score: float = 0.2  # a span is an entity only when its top type's share of the votes exceeds this
+    subtype_share: float = 0.3  # a subtype is reported when it holds at least this share of its type's votes
+    head_weight: float = 0.0  # share of the span's own last word's labels ("IL-2 mRNA": mrna -> RNA) in its votes
+    name_weight: float = 0.3  # … of a one-word name's own labels, if larger ("Toyota", "Reuters": companies)
+    name_not_entity: float = 0.5  # a name's not-entity votes (OTHER) count this much: a proper name is an entity
+    weighting: Weighting = Weighting()
+    stages: tuple[str, ...] = ("person_titles", "sports_teams")  # post-typing stages, in order (``tagger.stages``)
+
+    domain: str = "general"  # the domain whose defaults the other fields start from (``for_domain``)
+
+    @classmethod
+    def for_domain(cls, domain: str = "general", **changes) -> TaggerConfig:
+        """The settings for ``domain`` (see ``DOMAINS``), with ``changes`` on top."""
+        if domain not in DOMAINS:
+            raise ValueError(f"unknown domain {domain!r} (choose from {', '.join(DOMAINS)})")
+        return cls(**{**DOMAINS[domain], **changes, "domain": domain})
+
+    def settings(self) -> dict:
+        """The fields that differ from the domain's defaults, as plain YAML values (``tagger.yaml``'s
+        ``settings``, written by ``Tagger.save_pretrained``)."""
+        base = TaggerConfig.for_domain(self.domain)
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)
+                if f.name not in ("domain", "stages") and getattr(self, f.name) != getattr(base, f.name)}
+
+    @classmethod
+    def from_settings(cls, domain: str, settings: dict, **changes) -> TaggerConfig:
+        """``for_domain(domain)`` with ``settings`` (as ``settings()`` writes them), then ``changes``, on top."""
+        known = {f.name for f in fields(cls)} - {"domain"}
+        unknown = sorted(set(settings) - known)
+        if unknown:
+            raise ValueError(f"settings: unknown tagger setting {unknown[0]!r}")
+        return cls.for_domain(domain, **{k: _typed(k, v) for k, v in settings.items()}, **changes)
+
+    @classmethod
+    def for_labels(cls, folder: LabelsFolder, domain: str | None = None, **changes) -> TaggerConfig:
+        """The settings of ``domain`` when given, else of the domain ``folder``'s labels were made for (its
+        ``tagger.yaml``; general without one), with ``changes`` on top: ``uner tag --model uner-bio`` reads
+        biomedical text without ``--domain``. The folder's ``stages`` and ``settings`` entries, when it has them,
+        replace the domain's (``changes`` still win)."""
+        if domain:
+            return cls.for_domain(domain, **changes)
+        stages = folder.stages()
+        try:
+            return cls.from_settings(folder.default_domain() or "general", folder.settings(),
+                                     **({"stages": stages} if stages is not None else {}), **changes)
+        except ValueError as exc:
+            raise ValueError(f"{folder.tagger_path}: {exc}") from None
+
+    def __post_init__(self) -> None:
+        if not (self.use_cs or self.use_ci):
+            raise ValueError("at least one of the context-dependent or context-independent inputs is needed")
+        if not 0 <= self.cs_weight <= 1 or not 0 <= self.min_score < 1 or not 0 <= self.common_min_score < 1:
+            raise ValueError("cs_weight must be in [0, 1], min_score and common_min_score in [0, 1)")
+        if not 0 < self.subtype_share <= 1 or not 0 <= self.head_weight < 1 or not 0 <= self.name_weight < 1:
+            raise ValueError("subtype_share must be in (0, 1], head_weight and name_weight in [0, 1)")
+        if not 0 <= self.name_not_entity <= 1:
+            raise ValueError("name_not_entity must be in [0, 1]")
+        if self.span_policy not in SPAN_POLICIES:
+            raise ValueError(f"span_policy must be one of {', '.join(SPAN_POLICIES)}, not {self.span_policy!r}")
+        if not self.ci_templates or any("{span}" not in t or "{mask}" not in t for t in self.ci_templates):
+            raise ValueError("every CI template needs {span} and {mask}")
+        for t in self.ci_templates:
+            fields = [(f, spec, conv) for _, f, spec, conv in Formatter().parse(t) if f is not None]
+            unknown = {f for f, spec, conv in fields if f not in TEMPLATE_FIELDS or spec or conv}
+            if unknown:
+                raise ValueError(f"CI template {t!r}: unknown field {{{sorted(unknown)[0]}}} "
+                                 f"(use {', '.join('{' + f + '}' for f in sorted(TEMPLATE_FIELDS))})")
+        self.stages = tuple(self.stages)
+        resolve_stages(self.stages)  # (an unknown name fails here)
+        if self.domain not in DOMAINS:
+            raise ValueError(f"unknown domain {self.domain!r} (choose from {', '.join(DOMAINS)})")
+        if self.ci_weights and (len(self.ci_weights) != len(self.ci_templates) or min(self.ci_weights) < 0
+                                or sum(self.ci_weights) <= 0):
+            raise ValueError(f"ci_weights: one non-negative weight per CI template, not all zero "
+                             f"({len(self.ci_weights)} for {len(self.ci_templates)} templates; () weighs them equally)")
+
+    def input_shares(self) -> np.ndarray:
+        """The weight of each masked input of a span (CS first, then the CI templates), summing to 1."""
+        if not self.use_ci:
+            return np.ones(1, np.float32)
+        if self.ci_weights is None:
+            weights = [TEMPLATE_WEIGHTS.get(t, 1.0) for t in self.ci_templates]
+        else:
+            weights = self.ci_weights or [1.0] * len(self.ci_templates)
+        ci = np.asarray(weights, np.float32)
+        ci = ci / ci.sum()
+        if not self.use_cs:
+            return ci
+        return np.concatenate([[self.cs_weight], (1 - self.cs_weight) * ci]).astype(np.float32)
+
+
+DOMAINS: dict[str, dict] = {
+    # names are capitalised: candidates are names, common nouns only on confident votes (CoNLL, WNUT dev);
+    # a one-word name also votes as the vocabulary term it is, and OTHER counts half against a name
+    # (ORG/corporation recall: "Toyota", "Reuters"; first 1,000 CoNLL / WNUT dev sentences); the span is also
+    # asked about in its sentence (name in context, weight 2) and 10 descriptors vote (full CoNLL / WNUT dev)
+    "general": {},
+    # entities are lower-case noun phrases ("aspirin", "breast cancer"); class-noun templates ("[MASK] such as
+    # <span>") type chemicals, genes and cells better (BC5CDR, NCBI-disease, JNLPBA, BC2GM dev)
+    # (the span's own head word votes too: "IL-2 mRNA" -> RNA, "Jurkat cells" -> cell; JNLPBA, BC5CDR dev)
+    "biomedical": {"span_policy": "nouns", "top_k": 5,
+                   "ci_templates": tuple(CI_TEMPLATES[n] for n in ("is a", "comma", "such as", "and other")),
+                   "head_weight": 0.3, "subtype_share": 0.2, "name_weight": 0.0, "name_not_entity": 1.0,
+                   # abstracts define abbreviations, "congestive heart failure (CHF)": the short form takes the long
+                   # form's type (not the news conventions, titles and sports sides; BC5CDR, NCBI-disease dev)
+                   "stages": ("abbreviations",)},
+}
+
+
+def _plain(value):
+    """A setting as YAML writes it: tuples and sets as lists, the label weighting as a mapping."""
+    if isinstance(value, Weighting):
+        return asdict(value)
+    if isinstance(value, (frozenset, set)):
+        return sorted(value)
+    return list(value) if isinstance(value, tuple) else value
+
+
+def _typed(name: str, value):
+    """A setting read from YAML as ``TaggerConfig`` holds it (lists back to tuples and sets, mappings to weighting)."""
+    kind = {"span_tags": frozenset, "ci_templates": tuple, "ci_weights": tuple, "stages": tuple}.get(name)
+    if name == "weighting" and isinstance(value, dict):
+        return Weighting(**value)
+    return kind(value) if kind is not None and isinstance(value, list) else value
