@@ -42,3 +42,18 @@ def test_settings_from_a_labels_folder_are_checked(tiny, tmp_path):
     (folder / "tagger.yaml").write_text("domain: general\nsettings: {top_kk: 3}\n")
     with pytest.raises(ValueError, match=r"tagger\.yaml: settings: unknown tagger setting 'top_kk'"):
         Tagger.from_pretrained(str(tiny[0]), folder, device="cpu")
+
+
+def test_every_engine_saves_and_loads_back_identically(tiny, tmp_path):
+    from uner.tagger import Ensemble, EntityTagger, Student
+
+    member = Tagger.from_pretrained(str(tiny[0]), tiny[1], device="cpu", config=TaggerConfig(top_k=4))
+    ensemble = Ensemble([member, member], [1.0, 0.5])
+    back = Ensemble.from_pretrained(ensemble.save_pretrained(tmp_path / "ens"), device="cpu")
+    assert back.weights == [1.0, 0.5] and [m.config for m in back.members] == [member.config] * 2
+    assert _records(back) == _records(ensemble)
+    student = Student.from_pretrained("uner-student-bio")
+    again = Student.from_pretrained(student.save_pretrained(tmp_path / "student"))
+    assert again.domain == "biomedical" and again.stages == student.stages == ("abbreviations",)
+    assert _records(again) == _records(student)
+    assert all(isinstance(t, EntityTagger) for t in (member, ensemble, student))

@@ -9,7 +9,8 @@ stages every engine runs), ``ensemble`` (several taggers voting), ``student`` (t
 from .config import CI_TEMPLATES, DOMAINS, TaggerConfig
 from .core import BaseTagger, PredictionCache, Tagger, entity_guesses
 from .ensemble import Ensemble
-from .loading import ENGINES, EntityTagger, load_tagger
+from .loading import ENGINES, load_tagger
+from .protocol import EntityTagger
 from .files import SetupError, tag_file
 from .formats import WRITERS, bio_tags, format_for, html_fragment, html_page, resume_point
 from .records import TagOptions, tag_records

@@ -29,7 +29,7 @@ import yaml
 
 from ..io import atomic_write_text
 from ..labels import Calibration, LabelsFolder, LabelTable, TypeHierarchy
-from ..models import MaskedLM
+from ..models import Backend, load_backend
 from ..spans import DEFAULT_SPACY_MODEL, Span, candidate_spans, given_spans, load_spacy
 from .config import TaggerConfig
 from .scoring import Entity, LabelScorer, SpanScores
@@ -48,7 +48,7 @@ class PredictionCache:
         self.entries: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
         self.hits = self.misses = 0
 
-    def top_k(self, mlm: MaskedLM, texts: Sequence[str], k: int) -> tuple[np.ndarray, np.ndarray]:
+    def top_k(self, mlm: Backend, texts: Sequence[str], k: int) -> tuple[np.ndarray, np.ndarray]:
         """ids and logits (len(texts) × k) at the one mask of each text."""
         keys = [(mlm, k, t) for t in texts]
         missing = list(dict.fromkeys(key for key in keys if key not in self.entries))
@@ -75,7 +75,7 @@ class BaseTagger(ABC):
 
     nlp: object
     config: TaggerConfig
-    mlm: MaskedLM
+    mlm: Backend
     types: TypeHierarchy
     scorer: LabelScorer
 
@@ -148,7 +148,7 @@ class BaseTagger(ABC):
 class Tagger(BaseTagger):
     """Unsupervised NER over a masked LM and a compiled label table."""
 
-    def __init__(self, mlm: MaskedLM, table: LabelTable, types: TypeHierarchy, nlp=None,
+    def __init__(self, mlm: Backend, table: LabelTable, types: TypeHierarchy, nlp=None,
                  config: TaggerConfig | None = None, stop_descriptors: Iterable[str] = (),
                  calibration: Calibration = Calibration(), expert_types: Iterable[str] = (),
                  labels_folder: LabelsFolder | None = None) -> None:
@@ -167,19 +167,19 @@ class Tagger(BaseTagger):
     def from_pretrained(cls, model: str | None = None, labels: str | Path | None = None, *,
                         spacy_model: str | None = None, config: TaggerConfig | None = None,
                         stop_descriptors: str | Path | None = None, calibrate: bool = True,
-                        **mlm_kwargs) -> Tagger:
+                        backend: str = "torch", **mlm_kwargs) -> Tagger:
         """The embedded model and its shipped labels by default; any model folder with its labels folder.
         ``config`` defaults to the settings of the labels' domain (``TaggerConfig.for_labels``). ``calibrate``:
         apply the folder's ``calibration.yaml`` (per-type weights and thresholds) when it has one. A folder written
         by ``save_pretrained`` also gives the model and the stop descriptors when they are not given.
 
-        ``mlm_kwargs`` go to ``MaskedLM.from_pretrained``; ``dtype`` defaults to ``"auto"`` here
+        ``backend`` names the runtime (``uner.models.BACKENDS``), ``mlm_kwargs`` go to its loader; ``dtype`` is ``"auto"`` here
         (bfloat16 where it measures faster on this CPU, else float32; float16 on GPUs).
         """
         mlm_kwargs.setdefault("dtype", "auto")
         nlp = load_spacy(spacy_model or DEFAULT_SPACY_MODEL)  # a missing parser fails before the model loads
         saved = LabelsFolder(labels) if labels is not None else None
-        mlm = MaskedLM.from_pretrained(model or (saved.model() if saved else None), **mlm_kwargs)
+        mlm = load_backend(model or (saved.model() if saved else None), backend, **mlm_kwargs)
         folder = saved or LabelsFolder.of(labels, mlm.name)
         config = config or TaggerConfig.for_labels(folder)
         table = folder.load_table()

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
+import yaml
 
+from ..io import atomic_write_text
 from ..labels import type_rollup
 from ..spans import Span
 from .core import BaseTagger, PredictionCache, Tagger
 from .scoring import SpanScores
+
+ENSEMBLE_FILE = "ensemble.yaml"  # a saved ensemble's members and weights
 
 
 class Ensemble(BaseTagger):
@@ -41,6 +46,28 @@ class Ensemble(BaseTagger):
         members = [Tagger.from_pretrained(*(s.rsplit(":", 1) if ":" in s else (s, None)), config=first.config,
                                           **kwargs) for s in specs]
         return cls([first, *members])
+
+    def save_pretrained(self, folder: str | Path) -> Path:
+        """Each member as a labels folder (``Tagger.save_pretrained``) in ``folder/member-N`` and ``ensemble.yaml``
+        (their folders and weights): ``Ensemble.from_pretrained(folder)`` loads it back."""
+        out = Path(folder)
+        names = [f"member-{n}" for n in range(len(self.members))]
+        for name, member in zip(names, self.members):
+            member.save_pretrained(out / name)
+        doc = {"members": names, "weights": self.weights}
+        atomic_write_text(out / ENSEMBLE_FILE, yaml.safe_dump(doc, sort_keys=False))
+        return out
+
+    @classmethod
+    def from_pretrained(cls, folder: str | Path, **kwargs) -> Ensemble:
+        """An ensemble saved by ``save_pretrained``; ``kwargs`` (dtype, device, threads …) go to each member's
+        ``Tagger.from_pretrained``."""
+        path = Path(folder) / ENSEMBLE_FILE
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if not isinstance(doc, dict) or not isinstance(doc.get("members"), list):
+            raise ValueError(f"{path}:1: expected 'members: [folder, ...]' and 'weights: [...]'")
+        members = [Tagger.from_pretrained(labels=Path(folder) / name, **kwargs) for name in doc["members"]]
+        return cls(members, doc.get("weights"))
 
     def span_scores(self, spans: Sequence[tuple[str, Span]], cache: PredictionCache | None = None) -> SpanScores:
         """Each member's label votes mapped onto the union of label names, weighted and averaged over the

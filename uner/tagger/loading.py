@@ -3,25 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Iterable, Iterator, Protocol
 
-from .core import PredictionCache, Tagger
+from .core import Tagger
 from .ensemble import Ensemble
-from .scoring import Entity
+from .protocol import EntityTagger
 from .student import Student
 
 ENGINES = ("teacher", "student")
-
-
-class EntityTagger(Protocol):
-    """What every engine is to its callers (``Tagger``, ``Ensemble``, ``Student``): a spaCy pipeline that tokenizes
-    as the tagging does, and ``tag``, an iterator over each text's entities, in order."""
-
-    nlp: object
-
-    def tag(self, texts: Iterable[str], spans: Iterable[list[tuple[int, int]] | None] | None = None, *,
-            batch_size: int = 64, explain: bool = False, cache: PredictionCache | None = None,
-            rejected: bool = False) -> Iterator[list[Entity]]: ...
 
 
 def load_tagger(ensemble: Sequence[str] = (), engine: str = "teacher", **kwargs) -> EntityTagger:

@@ -15,7 +15,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import spacy
+import yaml
 
+from ..io import atomic_write_text
 from ..labels import LabelsFolder
 from ..paths import student_dir
 from .config import TaggerConfig
@@ -32,6 +34,7 @@ class Student:
         if "ner" not in nlp.pipe_names:
             raise ValueError("a student pipeline needs an 'ner' component")
         self.nlp = nlp
+        self.domain = domain
         tags = nlp.get_pipe("ner").labels  # (B-/I- tags of TYPE/SUBTYPE labels, or the labels themselves)
         types = {split_label(re.sub(r"^[BILU]-", "", tag))[0] for tag in tags}
         if stages is None:
@@ -56,6 +59,14 @@ class Student:
             return cls(spacy.load(folder), stages, settings.default_domain() or "general")
         except ValueError as exc:
             raise ValueError(f"{settings.tagger_path}: {exc}") from None
+
+    def save_pretrained(self, folder: str | Path) -> Path:
+        """The pipeline and a ``tagger.yaml`` (domain, stages) in ``folder``: ``from_pretrained(folder)`` loads it back."""
+        out = Path(folder)
+        self.nlp.to_disk(out)
+        doc = {"domain": self.domain, "stages": list(self.stages)}
+        atomic_write_text(LabelsFolder(out).tagger_path, yaml.safe_dump(doc, sort_keys=False))
+        return out
 
     def tag(self, texts: Iterable[str], spans: Iterable[list[tuple[int, int]] | None] | None = None, *,
             batch_size: int = 256, explain: bool = False, cache=None, rejected: bool = False) -> Iterator[list[Entity]]:
