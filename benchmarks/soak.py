@@ -11,6 +11,7 @@ Paragraphs are the corpus lines cut at sentence ends into pieces of 40–400 cha
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import re
@@ -34,26 +35,22 @@ CORPORA = {  # name -> (files, teacher model, student model)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
-def paragraphs(files: list[Path], limit: int) -> Iterator[str]:
-    """Pieces of 40–400 characters: lines, cut at sentence ends when longer, in file order."""
-    n = 0
-    for path in files:
-        for line in read_paragraphs(path):
-            piece = ""
-            for sentence in _SENTENCE_END.split(line):
-                if piece and len(piece) + 1 + len(sentence) > 400:
-                    if len(piece) >= 40:
-                        yield piece
-                        n += 1
-                        if n >= limit:
-                            return
-                    piece = ""
-                piece = f"{piece} {sentence}".strip()
-            if 40 <= len(piece) <= 400:
+def _pieces(line: str) -> Iterator[str]:
+    """One line cut at sentence ends into pieces of up to 400 characters (a longer sentence stays whole)."""
+    piece = ""
+    for sentence in _SENTENCE_END.split(line):
+        if piece and len(piece) + 1 + len(sentence) > 400:
+            if len(piece) >= 40:
                 yield piece
-                n += 1
-                if n >= limit:
-                    return
+            piece = ""
+        piece = f"{piece} {sentence}".strip()
+    if 40 <= len(piece) <= 400:
+        yield piece
+
+
+def paragraphs(files: list[Path], limit: int) -> Iterator[str]:
+    """The first ``limit`` pieces of 40–400 characters of the files' lines, in file order."""
+    return itertools.islice((p for path in files for line in read_paragraphs(path) for p in _pieces(line)), limit)
 
 
 def rss_mb() -> float:

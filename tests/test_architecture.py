@@ -11,7 +11,7 @@ import networkx as nx
 PACKAGE = Path(__file__).resolve().parents[1] / "uner"
 # low to high; a part may import its own layer's parts (without a cycle) and the layers below
 LAYERS = [
-    {"paths", "io"},
+    {"paths", "checks", "io"},
     {"models", "spans"},
     {"vectors"},
     {"labels"},

@@ -30,6 +30,7 @@ TAGGER_FILE = "tagger.yaml"
 GRAPH_FILE = "graph.npz"
 NEIGHBOURHOODS_FILE = "neighbourhoods.npz"
 SUMMARY_FILE = "summary.json"
+STAGES_DIR = "stages"  # the post-typing stages' word lists, <stage or list name>.yaml
 
 
 def embedded_models() -> dict[str, Path]:
@@ -60,6 +61,12 @@ def labels_dir(model_name: str | None = None) -> Path:
     if (MODEL_DIRS[0] / name).is_dir():
         return MODEL_DIRS[0].parent / "_labels" / name
     return Path("labels") / name
+
+
+def shipped_labels_dirs() -> list[Path]:
+    """The labels folders of the embedded models, the default model's first."""
+    names = sorted(embedded_models(), key=lambda n: n != DEFAULT_MODEL)
+    return [labels_dir(n) for n in names]
 
 
 class ReadOnlyError(PermissionError):

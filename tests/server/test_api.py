@@ -61,7 +61,7 @@ def test_decisions_undo_and_bulk_write_exactly_that_and_validate(small_folder):
 
 def test_bad_requests_get_4xx_and_change_nothing(small_folder):
     c = client(small_folder)
-    files = {p.name: p.read_bytes() for p in small_folder.iterdir()}
+    files = {p.relative_to(small_folder): p.read_bytes() for p in small_folder.rglob("*") if p.is_file()}
     cid, other = todo_ids(read_doc(small_folder))[:2]
     cases = [
         ("/api/clusters/999999/decision", {"rev": 0, "label": "PERSON", "status": "confirmed"}, 404, "unknown cluster id"),
@@ -91,7 +91,7 @@ def test_bad_requests_get_4xx_and_change_nothing(small_folder):
     assert c.post(f"/api/clusters/{cid}/decision", content=b"rev=0", headers={"content-type": "text/plain"}).status_code == 415
     assert c.post(f"/api/clusters/{cid}/decision", json=[1, 2]).status_code == 400
     assert c.get("/api/clusters/abc").status_code == 400
-    assert {p.name: p.read_bytes() for p in small_folder.iterdir()} == files
+    assert {p.relative_to(small_folder): p.read_bytes() for p in small_folder.rglob("*") if p.is_file()} == files
 
 
 def test_two_tabs_lose_no_decision(small_folder):

@@ -127,7 +127,7 @@ def test_run_stages_merges_a_stage_that_adds_or_drops_with_the_rejected_candidat
         return [ents[0]]
     from uner.tagger.stages import Stage
     from uner.tagger.stages.registry import STAGES
-    STAGES["drop_second"] = Stage("drop_second", drop_second, ())
+    STAGES["drop_second"] = Stage("drop_second", drop_second)
     try:
         assert run_stages(text, out, ("drop_second",)) == [lf, rejected_kids]
     finally:

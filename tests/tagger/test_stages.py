@@ -134,7 +134,7 @@ def _explode_on(word: str, exc: type[BaseException]) -> Stage:
         if word in text:
             raise exc(f"{word} in the text")
         return list(ents)
-    return Stage("explode", apply, ())
+    return Stage("explode", apply)
 
 
 def _records(texts):
@@ -162,3 +162,22 @@ def test_run_stages_leaves_rejected_candidates_alone():
     rejected = Entity("Somerset", 20, 28, "LOCATION", None, 0.1, kept=False)
     out = run_stages(text, [kept, rejected], ("sports_teams",))
     assert out[1] is rejected and out[0].type == "ORGANIZATION" and out[0].stages == ("sports_teams",)
+
+
+def test_a_labels_folders_own_word_lists_feed_its_stages(tmp_path):
+    """The stages read their words from beside the labels; a folder without a list falls back to the shipped one."""
+    from uner.tagger.stages import read_words
+
+    text = "President Boris Yeltsin met Doctor Ann Smith ."
+    ents = [Entity("President Boris Yeltsin", 0, 23, "PERSON", None, 0.5),
+            Entity("Doctor Ann Smith", 28, 44, "PERSON", None, 0.5)]
+    shipped = run_stages(text, ents, ("person_titles",))
+    assert [e.text for e in shipped] == ["Boris Yeltsin", "Ann Smith"]
+    (tmp_path / "stages").mkdir()
+    (tmp_path / "stages" / "person_titles.yaml").write_text(
+        "types: {person: PERSON}\ntitles: [doctor]\nparticles: []\nsuffixes: []\n")
+    own = run_stages(text, ents, ("person_titles",), str(tmp_path))
+    assert [e.text for e in own] == ["President Boris Yeltsin", "Ann Smith"]
+    assert read_words("sports_teams", str(tmp_path))["types"]["team"] == "ORGANIZATION"  # (shipped)
+    with pytest.raises(ValueError, match=r"no word list no_such_list\.yaml in .*stages"):
+        read_words("no_such_list", str(tmp_path))

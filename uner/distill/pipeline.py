@@ -27,6 +27,7 @@ from pathlib import Path
 from spacy.util import load_config
 
 from ..analysis.evaluate import evaluate
+from ..checks import at_least
 from ..io import Source, atomic_write_text
 from ..labels import LabelsFolder
 from ..paths import TAGGER_FILE
@@ -89,10 +90,9 @@ class DistillConfig:
             self.domain = labels_domain(self.model, self.labels)
         if self.domain not in DOMAINS:
             raise ValueError(f"domain must be one of {', '.join(DOMAINS)}, not {self.domain!r}")
-        for name, low in (("sentences", 10), ("seed", 0), ("workers", 1), ("rounds", 1)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise ValueError(f"{name} must be an integer >= {low}, not {value!r}")
+        at_least(self, 10, "sentences")
+        at_least(self, 0, "seed")
+        at_least(self, 1, "workers", "rounds")
         if self.rounds > 1 and not self.dev:
             raise ValueError(f"rounds ({self.rounds}) after the first need dev: a later round is kept only if its "
                              "mean F1 on those gold files rises")

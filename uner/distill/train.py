@@ -13,6 +13,7 @@ from pathlib import Path
 
 from spacy.cli.train import train
 
+from ..checks import at_least
 from ..io import atomic_dir
 
 CONFIG = Path(__file__).resolve().parent / "student.cfg"
@@ -37,10 +38,8 @@ class TrainConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        for name, low in (("max_steps", 1), ("eval_frequency", 1), ("patience", 0), ("seed", 0)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise ValueError(f"{name} must be an integer >= {low}, not {value!r}")
+        at_least(self, 1, "max_steps", "eval_frequency")
+        at_least(self, 0, "patience", "seed")
         check_casing(self.lowercase, self.uppercase)
 
     def overrides(self, train: Path, heldout: Path, vectors: Path | None = None) -> dict:

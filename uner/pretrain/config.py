@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import math
-import numbers
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
+
+from ..checks import at_least
 
 
 EXTEND_INITS = ("mean", "context")  # where --extend-vocab starts new rows (see vocab.py)
@@ -76,12 +77,13 @@ class PretrainConfig:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}, not {getattr(self, name)!r}")
         if self.max_steps is None and self.max_time is None:
             raise ValueError("max_steps or max_time must be given: without a step or time budget the run never stops")
-        _at_least(self, 1, "max_steps", "vocab_size", "layers", "hidden", "heads", "intermediate", "batch_size",
-                  "log_every")
-        _at_least(self, 0, "warmup_steps", "eval_paragraphs", "eval_every", "save_every", "seed", "extend_vocab")
-        _at_least(self, 1, "extend_min_count")
-        _at_least(self, 2, "extend_min_pieces")
-        _at_least(self, 3, "max_len")  # [CLS], a piece, [SEP]
+        at_least(self, 1, "max_steps", "vocab_size", "layers", "hidden", "heads", "intermediate", "batch_size",
+                 "log_every", optional=True)
+        at_least(self, 0, "warmup_steps", "eval_paragraphs", "eval_every", "save_every", "seed", "extend_vocab",
+                 optional=True)
+        at_least(self, 1, "extend_min_count", optional=True)
+        at_least(self, 2, "extend_min_pieces", optional=True)
+        at_least(self, 3, "max_len", optional=True)  # [CLS], a piece, [SEP]
         if self.max_time is not None and not self.max_time > 0:
             raise ValueError(f"max_time must be a positive number of seconds, not {self.max_time!r}")
         for name in ("lr", "head_lr"):
@@ -101,15 +103,6 @@ class PretrainConfig:
             except RuntimeError:
                 raise ValueError(f"device must be cpu, cuda, cuda:N, mps or another name torch.device takes, "
                                  f"not {self.device!r}") from None
-
-
-def _at_least(cfg: PretrainConfig, low: int, *names: str) -> None:
-    """ValueError naming the first of ``names`` (integer fields, None allowed) that is not an integer >= ``low``."""
-    for name in names:
-        value = getattr(cfg, name)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral)
-                                  or value < low):
-            raise ValueError(f"{name} must be an integer >= {low}, not {value!r}")
 
 
 def lr_factor(cfg: PretrainConfig, step: int, elapsed: float) -> float:

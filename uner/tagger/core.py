@@ -30,10 +30,11 @@ import yaml
 from ..io import atomic_write_text
 from ..labels import Calibration, LabelsFolder, LabelTable, TypeHierarchy
 from ..models import Backend, load_backend
+from ..paths import STAGES_DIR
 from ..spans import DEFAULT_SPACY_MODEL, Span, candidate_spans, given_spans, load_spacy
 from .config import TaggerConfig
 from .scoring import Entity, LabelScorer, SpanScores
-from .stages import check_stage_types, run_stages
+from .stages import check_stage_types, load_stages, run_stages
 
 
 class PredictionCache:
@@ -75,6 +76,7 @@ class BaseTagger(ABC):
 
     nlp: object
     config: TaggerConfig
+    stage_folder: str | None = None  # the labels folder whose stages/ word lists the stages read (None: shipped)
     mlm: Backend
     types: TypeHierarchy
     scorer: LabelScorer
@@ -137,7 +139,7 @@ class BaseTagger(ABC):
                     ents.append(ent)
                 k += 1
             given = any(sp.given for sp in doc_spans)
-            out.append(ents if given else run_stages(text, ents, self.config.stages))
+            out.append(ents if given else run_stages(text, ents, self.config.stages, self.stage_folder))
         return out
 
     def explain(self, ids: np.ndarray, logits: np.ndarray) -> list[list[dict]]:
@@ -154,6 +156,7 @@ class Tagger(BaseTagger):
                  labels_folder: LabelsFolder | None = None) -> None:
         self.mlm = mlm
         self.labels_folder = labels_folder  # where the table and types came from (``save_pretrained`` copies them)
+        self.stage_folder = str(labels_folder.path) if labels_folder is not None else None
         self.stop_descriptors = tuple(stop_descriptors)
         self.calibrated = bool(calibration.type_weights or calibration.min_scores)
         self.expert_types = frozenset(expert_types)  # in an ensemble: vote only on spans typed as one of these
@@ -188,7 +191,7 @@ class Tagger(BaseTagger):
         types = folder.load_types()
         known = [types.parent(lab) for lab in table.labels]
         try:
-            check_stage_types(config.stages, known)
+            check_stage_types(load_stages(config.stages, str(folder.path)), known)
         except ValueError as exc:
             raise ValueError(f"{folder.tagger_path}: {exc}") from None
         calibration = folder.load_calibration(known) if calibrate else Calibration()
@@ -206,6 +209,8 @@ class Tagger(BaseTagger):
         self.table.save(out.table_path)
         if self.calibrated:
             shutil.copyfile(src.calibration_path, out.calibration_path)
+        if (src.path / STAGES_DIR).is_dir():  # the stages' own word lists
+            shutil.copytree(src.path / STAGES_DIR, out.path / STAGES_DIR, dirs_exist_ok=True)
         cfg = self.config
         doc = {"domain": cfg.domain, "model": self.mlm.name, "stages": list(cfg.stages), "settings": cfg.settings(),
                "expert_types": sorted(self.expert_types), "stop_descriptors": list(self.stop_descriptors)}

@@ -25,7 +25,7 @@ class Ensemble(BaseTagger):
     spans and leaves general text to the general model (``uner eval`` WNUT-17 dev, given spans, with
     ``--ensemble uner-bio``: averaging every span 0.347, gated 0.364, the general model alone 0.363).
 
-    Spans, parsing, config, descriptors (``explain``), ``mlm``, ``types`` and ``scorer`` come from the
+    Spans, parsing, config and stages, descriptors (``explain``), ``mlm``, ``types`` and ``scorer`` come from the
     first member; each member scores with its own model, labels and config.
     """
 
@@ -37,6 +37,7 @@ class Ensemble(BaseTagger):
         self.weights = list(weights) if weights is not None else [1.0] * len(taggers)
         self.mlm, self.types, self.config, self.scorer, self.nlp = (first.mlm, first.types, first.config,
                                                                       first.scorer, first.nlp)
+        self.stage_folder = first.stage_folder
 
     @classmethod
     def from_specs(cls, first: Tagger, specs: Sequence[str], **kwargs) -> Ensemble:

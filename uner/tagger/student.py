@@ -11,6 +11,7 @@ through the same post-typing stages as the teacher's (``uner.tagger.stages``): t
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -19,29 +20,33 @@ import yaml
 
 from ..io import atomic_write_text
 from ..labels import LabelsFolder
-from ..paths import student_dir
+from ..paths import STAGES_DIR, student_dir
 from .config import TaggerConfig
 from .scoring import Entity
-from .stages import check_stage_types, resolve_stages, run_stages
+from .stages import check_stage_types, load_stages, run_stages
 
 
 class Student:
     """A trained student pipeline (``spacy.load``-able folder) as a tagger."""
 
-    def __init__(self, nlp, stages: tuple[str, ...] | None = None, domain: str = "general") -> None:
+    def __init__(self, nlp, stages: tuple[str, ...] | None = None, domain: str = "general",
+                 stage_folder: str | None = None) -> None:
         """``stages``: the post-typing stages to run (ValueError when one names a type the student does not
-        tag); None: those of ``domain`` whose types it tags (a stage cannot act on types the student never gives)."""
+        tag); None: those of ``domain`` whose types it tags (a stage cannot act on types the student never gives).
+        ``stage_folder``: where the stages' word lists are (its ``stages/``; None or without them: the shipped
+        labels')."""
         if "ner" not in nlp.pipe_names:
             raise ValueError("a student pipeline needs an 'ner' component")
         self.nlp = nlp
         self.domain = domain
+        self.stage_folder = stage_folder
         tags = nlp.get_pipe("ner").labels  # (B-/I- tags of TYPE/SUBTYPE labels, or the labels themselves)
         types = {split_label(re.sub(r"^[BILU]-", "", tag))[0] for tag in tags}
         if stages is None:
-            stages = tuple(s.name for s in resolve_stages(TaggerConfig.for_domain(domain).stages)
+            stages = tuple(s.name for s in load_stages(TaggerConfig.for_domain(domain).stages, stage_folder)
                            if set(s.types) <= types)
         self.stages = tuple(stages)
-        check_stage_types(self.stages, types)
+        check_stage_types(load_stages(self.stages, stage_folder), types)
 
     @classmethod
     def from_pretrained(cls, path: str | Path | None = None, stages: tuple[str, ...] | None = None) -> Student:
@@ -56,7 +61,7 @@ class Student:
         settings = LabelsFolder(folder)  # (its tagger.yaml: the domain the teacher taught with, maybe its stages)
         try:
             stages = settings.stages() if stages is None else stages
-            return cls(spacy.load(folder), stages, settings.default_domain() or "general")
+            return cls(spacy.load(folder), stages, settings.default_domain() or "general", str(folder))
         except ValueError as exc:
             raise ValueError(f"{settings.tagger_path}: {exc}") from None
 
@@ -64,6 +69,9 @@ class Student:
         """The pipeline and a ``tagger.yaml`` (domain, stages) in ``folder``: ``from_pretrained(folder)`` loads it back."""
         out = Path(folder)
         self.nlp.to_disk(out)
+        own = Path(self.stage_folder or out) / STAGES_DIR
+        if own.is_dir() and own != out / STAGES_DIR:  # the stages' own word lists
+            shutil.copytree(own, out / STAGES_DIR, dirs_exist_ok=True)
         doc = {"domain": self.domain, "stages": list(self.stages)}
         atomic_write_text(LabelsFolder(out).tagger_path, yaml.safe_dump(doc, sort_keys=False))
         return out
@@ -80,7 +88,7 @@ class Student:
             ents = [_entity(doc.text, e.start_char, e.end_char, e.label_) for e in doc.ents]
             wanted = next(given) if given is not None else None
             if wanted is None:
-                yield run_stages(doc.text, ents, self.stages)
+                yield run_stages(doc.text, ents, self.stages, self.stage_folder)
             else:
                 yield _on_spans(doc.text, ents, wanted)
 

@@ -4,7 +4,8 @@ spans → masked inputs → votes → type → **stages** → records. Every eng
 process and Ray runners through them) ends in ``run_stages``: the entities' edges are tidied first (``edges``;
 always), then the named stages listed for the domain run in order (``TaggerConfig.stages``, set per domain and
 overridable in the labels' ``tagger.yaml`` or with ``uner tag --stages``). A stage is registered by name
-(``registry.register``) and keeps its word lists in ``data/<name>.yaml``; each entity records the stages that
+(``registry.register``) and its word lists live beside the labels, ``<labels>/stages/<name>.yaml`` (a labels folder
+without them uses the shipped labels'); each entity records the stages that
 changed it (``Entity.stages``, shown by ``--explain``). Caller-given spans are typed as given: no stage runs.
 
 Shipped stages: two conventions of English news, the general domain's, ``person_titles`` (``titles``) and
@@ -20,16 +21,17 @@ from dataclasses import replace
 from ..scoring import Entity
 from . import abbreviations, teams, titles  # noqa: F401  (registers the shipped stages)
 from .edges import tidy, tidy_bounds
-from .registry import STAGES, Stage, check_stage_types, register, resolve_stages, stage_data
+from .registry import STAGES, LoadedStage, Stage, check_stage_types, load_stages, read_words, register, resolve_stages
 
 
-def run_stages(text: str, entities: Sequence[Entity], stages: Sequence[str]) -> list[Entity]:
+def run_stages(text: str, entities: Sequence[Entity], stages: Sequence[str], folder: str | None = None
+               ) -> list[Entity]:
     """``entities`` of ``text`` (kept and rejected candidates, in order) tidied, then the kept ones through
-    ``stages`` in order; each entity a stage changed or added names it in ``stages``. A stage that returns as many
-    entities as it got changes them in place; one that adds or drops entities has its output merged with the
-    rejected candidates by start offset."""
+    ``stages`` in order, with the words of the labels ``folder`` (None: the shipped labels'); each entity a stage
+    changed or added names it in ``stages``. A stage that returns as many entities as it got changes them in
+    place; one that adds or drops entities has its output merged with the rejected candidates by start offset."""
     out = [e for e in (tidy(text, ent) for ent in entities) if e is not None]
-    for stage in resolve_stages(stages):
+    for stage in load_stages(stages, folder):
         kept = [i for i, e in enumerate(out) if e.kept]
         before = [out[i] for i in kept]
         after = stage.apply(text, before)
@@ -48,5 +50,5 @@ def run_stages(text: str, entities: Sequence[Entity], stages: Sequence[str]) -> 
     return out
 
 
-__all__ = ["STAGES", "Stage", "check_stage_types", "register", "resolve_stages", "run_stages", "stage_data", "tidy",
-           "tidy_bounds"]
+__all__ = ["STAGES", "LoadedStage", "Stage", "check_stage_types", "load_stages", "read_words", "register",
+           "resolve_stages", "run_stages", "tidy", "tidy_bounds"]

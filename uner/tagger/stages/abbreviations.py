@@ -20,7 +20,7 @@ Then, per definition, in this document:
    induced dyskinesias", "heparin" in "low - molecular - weight heparin": the taggers often cut hyphenated names,
    and a noun phrase is of its head's kind), but not one that starts after a preposition inside the long form
    (its head came before: "Europe" in "Organisation for Security and Cooperation in Europe (OSCE)"; word list in
-   ``data/abbreviations.yaml``). Every mention of the short form — bounded by neither letters, digits
+   the labels' ``stages/abbreviations.yaml``). Every mention of the short form — bounded by neither letters, digits
    nor hyphens — takes that entity's type and subtype (and score and vote distribution): an entity whose text is
    exactly the short form is retyped, entities that are pieces of a mention become the whole short form ("FU" of
    "5 - FU"), and a mention that no kept entity overlaps is **added** (the tagger missed "VPA" in "sodium
@@ -46,15 +46,28 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..scoring import Entity
-from .registry import register, stage_data
-from .teams import is_country
+from .registry import Words, register, shipped
+from .teams import is_country, read_countries
 
-PREPOSITIONS = frozenset(stage_data("abbreviations")["prepositions"])
 MAX_SF_CHARS = 10
 MAX_LF_CHARS = 500  # the text before a short form searched for its long form
 _WORD = re.compile(r"\S+")
 _SENTENCE_END = re.compile(r"[.!?;:](?=\s)")
 _BRACKETS = {"(": ")", "[": "]"}
+
+
+@dataclass(frozen=True)
+class AbbreviationWords:
+    """The prepositions after which a long form's head has come, and the country names that are no short form."""
+
+    prepositions: frozenset[str]
+    countries: frozenset[str]
+
+    types = ()  # (it types short forms as their long forms: no type of its own)
+
+    @classmethod
+    def read(cls, read: Words) -> AbbreviationWords:
+        return cls(frozenset(read("abbreviations")["prepositions"]), read_countries(read))
 
 
 @dataclass(frozen=True)
@@ -69,11 +82,13 @@ class Definition:
     close: int  # the offset just after the closing bracket
 
 
-def find_definitions(text: str) -> list[Definition]:
-    """Every "long form (SF)" definition in ``text``, in order (Schwartz & Hearst 2003; see the module docstring)."""
+def find_definitions(text: str, words: AbbreviationWords | None = None) -> list[Definition]:
+    """Every "long form (SF)" definition in ``text``, in order (Schwartz & Hearst 2003; see the module docstring;
+    ``words``: the shipped labels' by default)."""
+    countries = (words or shipped(AbbreviationWords)).countries
     out = []
     for open_at, close_at in _bracket_pairs(text):
-        short = _short_form(text, open_at + 1, close_at)
+        short = _short_form(text, open_at + 1, close_at, countries)
         if short is None:
             continue
         s_start, s_end = short
@@ -98,7 +113,7 @@ def _bracket_pairs(text: str) -> list[tuple[int, int]]:
     return sorted(pairs)
 
 
-def _short_form(text: str, start: int, end: int) -> tuple[int, int] | None:
+def _short_form(text: str, start: int, end: int, countries: frozenset[str]) -> tuple[int, int] | None:
     """The short-form candidate inside the brackets ``text[start:end]``: up to a ";", "," or inner bracket, trimmed;
     None unless it has at most two words (runs without a letter or digit, such as a spaced hyphen, do not count),
     2–10 characters besides spaces, a letter or digit first and a capital letter."""
@@ -113,7 +128,7 @@ def _short_form(text: str, start: int, end: int) -> tuple[int, int] | None:
     words = [w for w in sf.split() if any(c.isalnum() for c in w)]
     chars = sum(not c.isspace() for c in sf)
     if not (1 <= len(words) <= 2 and 2 <= chars <= MAX_SF_CHARS and sf[:1].isalnum()
-            and any(c.isupper() for c in sf)) or _is_word(sf) or is_country(sf):
+            and any(c.isupper() for c in sf)) or _is_word(sf) or is_country(sf, countries):
         return None
     return start, end
 
@@ -189,13 +204,14 @@ def _mentions(text: str, sf: str) -> list[int]:
     return [m.start() for m in re.finditer(rf"(?<![\w-]){re.escape(sf)}(?![\w-])", text)]
 
 
-def _head_entity(text: str, entities: Sequence[Entity], start: int, end: int) -> Entity | None:
+def _head_entity(text: str, entities: Sequence[Entity], start: int, end: int, prepositions: frozenset[str]
+                 ) -> Entity | None:
     """The entity that stands for the long form ``text[start:end]``: the one that ends where it ends (all of it,
     more, or its head) and, when it starts inside the long form, not after a preposition there (the head comes
     before: "Europe" is no head of "Organisation for Security and Cooperation in Europe"); the longest if several
     do; None when none does."""
     heads = [e for e in entities if e.end == end and e.start < end
-             and not any(w.lower() in PREPOSITIONS for w in text[start : max(start, e.start)].split())]
+             and not any(w.lower() in prepositions for w in text[start : max(start, e.start)].split())]
     return min(heads, key=lambda e: e.start, default=None)
 
 
@@ -204,15 +220,16 @@ def _typed_like(ent: Entity, source: Entity) -> Entity:
                    distribution=source.distribution)
 
 
-@register("abbreviations")
-def abbreviations(text: str, entities: Sequence[Entity]) -> list[Entity]:
+@register("abbreviations", AbbreviationWords)
+def abbreviations(text: str, entities: Sequence[Entity], words: AbbreviationWords | None = None) -> list[Entity]:
     """``entities`` (one document's kept ones, in order) with each short form the document defines typed as its long
     form's entity: retyped, made whole from pieces, or added where the tagger missed them; in start order."""
-    definitions = find_definitions(text)
+    w = words or shipped(AbbreviationWords)
+    definitions = find_definitions(text, w)
     if not definitions:
         return list(entities)
     out = list(entities)
-    typed = [(d, _head_entity(text, out, d.long_start, d.long_end)) for d in definitions]
+    typed = [(d, _head_entity(text, out, d.long_start, d.long_end, w.prepositions)) for d in definitions]
     typed = [(d, src) for d, src in typed if src is not None]
     if not typed:
         return out

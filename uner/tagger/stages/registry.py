@@ -1,17 +1,37 @@
-"""The stage registry: post-typing stages by name, with the entity types each one reads or writes."""
+"""The stage registry: post-typing stages by name, and their word lists read from beside the labels.
+
+A stage's words (and the entity types it names) live in the labels folder, ``stages/<name>.yaml``; a folder
+without its own copy uses the shipped labels' (``labels/uner-minilm-l6/stages/``, then the other shipped models').
+``load_stages`` binds each named stage to the words of one labels folder, once.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from functools import cache
-from importlib import resources
+from dataclasses import dataclass, field
+from functools import cache, partial
+from pathlib import Path
+from typing import Protocol, TypeVar
 
 import yaml
 
+from ...paths import STAGES_DIR, shipped_labels_dirs
 from ..scoring import Entity
 
-StageFn = Callable[[str, Sequence[Entity]], list[Entity]]
+Words = Callable[[str], dict]  # a word-list file's name -> its mapping
+StageFn = Callable[..., list[Entity]]  # (text, entities[, words=…]) -> entities
+
+
+W = TypeVar("W", bound="StageWords")
+
+
+class StageWords(Protocol):
+    """What a stage reads: built from the word lists (``read(name)``), naming the entity types it reads or writes."""
+
+    types: tuple[str, ...]
+
+    @classmethod
+    def read(cls, read: Words) -> StageWords: ...
 
 
 @dataclass(frozen=True)
@@ -20,30 +40,48 @@ class Stage:
     copy (retyped, re-bounded). Most stages return as many as they got, each in its place; a stage may also add
     entities or drop some (``abbreviations`` adds the short-form mentions the tagger missed): then every entity
     that is not one of its input objects counts as new or changed, and ``run_stages`` puts its output in start
-    order. ``types``: the entity types it names, which the labels' ``types.yaml`` must have."""
+    order. ``words``: the class of what ``apply`` reads from the word lists (its ``words`` argument), whose
+    ``types`` the labels' ``types.yaml`` must have; None for a stage without words."""
 
     name: str
     apply: StageFn
+    words: type[StageWords] | None = None
+
+
+@dataclass(frozen=True)
+class LoadedStage:
+    """A stage bound to one labels folder's words: ``apply(text, entities)``."""
+
+    name: str
+    apply: Callable[[str, Sequence[Entity]], list[Entity]] = field(repr=False)
     types: tuple[str, ...]
 
 
 STAGES: dict[str, Stage] = {}
 
 
-def register(name: str, types: Iterable[str] = ()) -> Callable[[StageFn], StageFn]:
-    """Decorator: register ``fn(text, entities) -> entities`` as the stage ``name``."""
+def register(name: str, words: type[StageWords] | None = None) -> Callable[[StageFn], StageFn]:
+    """Decorator: register ``fn(text, entities, words=…) -> entities`` as the stage ``name`` reading ``words``."""
     def add(fn: StageFn) -> StageFn:
         if name in STAGES:
             raise ValueError(f"stage {name!r} is registered twice")
-        STAGES[name] = Stage(name, fn, tuple(types))
+        STAGES[name] = Stage(name, fn, words)
         return fn
     return add
 
 
 @cache
-def stage_data(name: str) -> dict:
-    """A stage's word lists and type names: ``data/<name>.yaml`` beside this module."""
-    return yaml.safe_load(resources.files(__package__).joinpath("data", f"{name}.yaml").read_text(encoding="utf-8"))
+def read_words(name: str, folder: str | None = None) -> dict:
+    """The word lists ``stages/<name>.yaml`` of the labels ``folder``, else of the shipped labels; ValueError
+    naming where it looked when there is none, or naming the file when it is not a mapping."""
+    dirs = ([Path(folder) / STAGES_DIR] if folder else []) + [d / STAGES_DIR for d in shipped_labels_dirs()]
+    for path in (d / f"{name}.yaml" for d in dirs):
+        if path.is_file():
+            doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+            if not isinstance(doc, dict):
+                raise ValueError(f"{path}:1: expected a mapping of word lists")
+            return doc
+    raise ValueError(f"no word list {name}.yaml in {' or '.join(str(d) for d in dirs)}")
 
 
 def resolve_stages(names: Iterable[str]) -> tuple[Stage, ...]:
@@ -56,11 +94,30 @@ def resolve_stages(names: Iterable[str]) -> tuple[Stage, ...]:
     return tuple(out)
 
 
-def check_stage_types(names: Iterable[str], known_types: Iterable[str]) -> None:
+def load_stages(names: Iterable[str], folder: str | None = None) -> tuple[LoadedStage, ...]:
+    """The stages ``names`` with the words of the labels ``folder`` (None: the shipped labels'), each read once."""
+    return tuple(_bind(stage, folder) for stage in resolve_stages(names))
+
+
+@cache
+def _bind(stage: Stage, folder: str | None) -> LoadedStage:
+    if stage.words is None:
+        return LoadedStage(stage.name, stage.apply, ())
+    words = stage.words.read(partial(read_words, folder=folder))
+    return LoadedStage(stage.name, partial(stage.apply, words=words), tuple(words.types))
+
+
+@cache
+def shipped(kind: type[W]) -> W:
+    """The shipped labels' words of a stage (``kind.read``): what a stage function reads when called directly."""
+    return kind.read(read_words)
+
+
+def check_stage_types(stages: Sequence[LoadedStage], known_types: Iterable[str]) -> None:
     """ValueError when a stage names an entity type that the labels do not have."""
     known = set(known_types)
-    for stage in resolve_stages(names):
+    for stage in stages:
         missing = [t for t in stage.types if t not in known]
         if missing:
-            raise ValueError(f"stage {stage.name!r} needs the type(s) {', '.join(missing)}, which these labels do not have "
-                             "(list the stages to run in tagger.yaml's 'stages' entry)")
+            raise ValueError(f"stage {stage.name!r} needs the type(s) {', '.join(missing)}, which these labels do not "
+                             "have (list the stages to run in tagger.yaml's 'stages' entry)")
