@@ -21,6 +21,7 @@ from uner.paths import labels_dir
 SHIPPED = labels_dir()
 SHARED_CORPUS = Path(__file__).resolve().parents[2].parent / "shared/data/corpus/reuters21578.txt.gz"
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+PAGE_LOAD_TIMEOUT = 60  # seconds; the page loads in under one on a 2-core machine
 
 
 def read_doc(folder: Path) -> dict:
@@ -117,9 +118,15 @@ def chromium_driver(width: int = 1280, height: int = 800):
         raise RuntimeError("selenium is not installed (pip install -e '.[dev]')") from None
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", f"--window-size={width},{height}"):
+    # nothing but the local page: no extensions (Debian's launcher adds some), no proxy lookup, no background
+    # networking, so that a machine without internet cannot stall a navigation
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", f"--window-size={width},{height}",
+                "--disable-extensions", "--no-proxy-server", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-default-apps"):
         options.add_argument(arg)
-    return webdriver.Chrome(service=Service(driver_path), options=options)
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    driver.set_page_load_timeout(PAGE_LOAD_TIMEOUT)
+    return driver
 
 
 @pytest.fixture(scope="session")
