@@ -31,6 +31,7 @@ GRAPH_FILE = "graph.npz"
 NEIGHBOURHOODS_FILE = "neighbourhoods.npz"
 SUMMARY_FILE = "summary.json"
 STAGES_DIR = "stages"  # the post-typing stages' word lists, <stage or list name>.yaml
+SCORES_KEY = "uner_scores"  # a student doc's doc.spans group: its entities with their raw confidences
 
 
 def embedded_models() -> dict[str, Path]:

@@ -44,7 +44,8 @@ EnsembleOpt = Annotated[Optional[list[str]], typer.Option(
 SpanPolicyOpt = Annotated[Optional[str], typer.Option(
     help="Candidate spans: named (names; common nouns only on confident votes) | nouns (every noun run).")]
 MinScoreOpt = Annotated[Optional[float], typer.Option(
-    min=0.0, max=0.99, help="A span is an entity only when its top type's share of the votes exceeds this.")]
+    min=0.0, max=0.99, help="A span is an entity only when its score (teacher: its top type's share of the votes; "
+                            "student: its confidence on the teacher's scale) exceeds this.")]
 TopKOpt = Annotated[Optional[int], typer.Option(
     min=1, help="Descriptors per masked input (default: the domain's: general 10, biomedical 5).")]
 

@@ -12,6 +12,7 @@ import typer
 
 from ..distill import DistillConfig, SelectConfig, TrainConfig
 from ..distill import distill as run_distill
+from ..distill.calibrate import calibrate_student
 from ..io import Source
 from ._config import as_options, config_option, given, option_names
 from ._util import DomainOpt, LabelsOpt, ModelOpt, app, fail
@@ -81,3 +82,18 @@ def distill(
         fail(str(exc))
     for name, result in scores.items():
         typer.echo(f"{name}: end-to-end F1 {result['micro']['f1']:.3f}")
+
+
+@app.command("calibrate")
+def calibrate(
+    student: Annotated[Path, typer.Argument(help="The student's folder (uner distill's OUT).")],
+    teacher_output: Annotated[Path, typer.Argument(help="A teacher's `uner tag` JSONL on text like the student's.")],
+    limit: Annotated[int, typer.Option(min=1, help="Records of TEACHER_OUTPUT to use.")] = 5000,
+) -> None:
+    """Put a student's entity scores on its teacher's scale, so that --min-score means the same for both
+    engines: quantile matching on unlabelled text, written to the student's tagger.yaml (score_map)."""
+    try:
+        knots = calibrate_student(student, teacher_output, limit)
+    except (ValueError, OSError, KeyError) as exc:
+        fail(f"{teacher_output}: {exc}" if isinstance(exc, KeyError) else str(exc))
+    typer.echo(f"{student}: score map {' '.join(f'{r:.4g}->{s:.3f}' for r, s in knots)}")

@@ -52,7 +52,7 @@ def tag(
     tagger_kwargs = {"model": model, "labels": labels, "config": config, "stop_descriptors": stop_descriptors,
                      "dtype": dtype, "threads": threads, "ensemble": tuple(ensemble or ())}
     if engine == "student":  # (its settings come from its own folder; --stages overrides them)
-        tagger_kwargs = {"model": model, "stages": parse_stages(stages)}
+        tagger_kwargs = {"model": model, "stages": parse_stages(stages), "min_score": min_score}
     settings = engine_settings(engine, TAG_ENGINES, num_cpus_per_actor, address)
     try:
         errors = tag_file(input, out, tagger_kwargs, input_format=input_format, output_format=output_format,

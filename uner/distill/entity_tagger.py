@@ -14,9 +14,11 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 from spacy.language import Language
 from spacy.pipeline.tagger import DEFAULT_TAGGER_MODEL, Tagger
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc, Span, SpanGroup
 from spacy.training import Example, validate_get_examples
 from thinc.api import Model, SequenceCategoricalCrossentropy
+
+from ..paths import SCORES_KEY
 
 OUTSIDE = "O"
 
@@ -44,6 +46,13 @@ class Grammar:
         types = sorted({lab[2:] for lab in self.labels if lab != OUTSIDE})
         self.begin = np.array([self.labels.index(f"B-{t}") for t in types], dtype=np.int64)
         self.inside = np.array([self.labels.index(f"I-{t}") for t in types], dtype=np.int64)
+        self.index = {label: i for i, label in enumerate(self.labels)}
+
+
+def log_softmax(z: np.ndarray) -> np.ndarray:
+    """Row-wise log-softmax of (tokens × labels) logits."""
+    z = z - z.max(axis=1, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
 
 
 def decode(grammar: Grammar, scores: Sequence[np.ndarray], o_bias: float = 0.0) -> list[list[tuple[int, int, str]]]:
@@ -57,9 +66,7 @@ def decode(grammar: Grammar, scores: Sequence[np.ndarray], o_bias: float = 0.0) 
     width = int(lengths.max(initial=0))
     if width == 0:
         return [[] for _ in scores]
-    z = np.concatenate(scores)  # every token of the batch: one log-softmax, then into a (docs × width) grid
-    z = z - z.max(axis=1, keepdims=True)
-    z = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+    z = log_softmax(np.concatenate(scores))  # every token of the batch at once, then into a (docs × width) grid
     z[:, grammar.outside] += o_bias
     logp = np.full((n_docs, width, n_labels), -1e9, dtype=np.float32)
     logp[:, :, grammar.outside] = 0.0  # padding: O, which any state may precede
@@ -100,6 +107,16 @@ def decode(grammar: Grammar, scores: Sequence[np.ndarray], o_bias: float = 0.0) 
     return out
 
 
+def span_confidences(grammar: Grammar, log_probs: np.ndarray, spans: Sequence[tuple[int, int, str]]) -> list[float]:
+    """Each entity's confidence: the lowest probability the softmax gives one of its tokens' labels (``B-`` on the
+    first, ``I-`` on the rest). Raw: ``Student`` maps it onto the teacher's score scale (``score_map``)."""
+    out = []
+    for a, b, label in spans:
+        cols = [grammar.index[f"B-{label}"]] + [grammar.index[f"I-{label}"]] * (b - a - 1)
+        out.append(float(np.exp(log_probs[np.arange(a, b), cols].min())))
+    return out
+
+
 class EntityTagger(Tagger):
     """A token classifier over IOB entity labels that sets ``doc.ents`` (best valid path, ``decode``)."""
 
@@ -122,8 +139,13 @@ class EntityTagger(Tagger):
         return [self.model.ops.to_numpy(s) for s in self.model.predict(docs)]
 
     def set_annotations(self, docs: Sequence[Doc], scores: Sequence[np.ndarray]) -> None:
-        for doc, spans in zip(docs, decode(self.grammar, scores, self.o_bias)):
-            doc.set_ents([Span(doc, a, b, label=lab) for a, b, lab in spans], default="outside")
+        """``doc.ents``, and the same spans with their confidences in ``doc.spans[SCORES_KEY]``
+        (``attrs["scores"]``, as spaCy's span categorizer keeps its scores)."""
+        for doc, z, spans in zip(docs, scores, decode(self.grammar, scores, self.o_bias)):
+            ents = [Span(doc, a, b, label=lab) for a, b, lab in spans]
+            doc.set_ents(ents, default="outside")
+            confidences = span_confidences(self.grammar, log_softmax(z.astype(np.float64)), spans) if spans else []
+            doc.spans[SCORES_KEY] = SpanGroup(doc, name=SCORES_KEY, spans=ents, attrs={"scores": confidences})
 
     def get_loss(self, examples: Iterable[Example], scores) -> tuple[float, object]:
         loss_func = SequenceCategoricalCrossentropy(names=self.labels, normalize=False,

@@ -13,7 +13,8 @@ continues after its last complete line, so an interrupted ``uner distill`` is si
     WORK/dev.json                        dev      (optional: F1 on gold dev files per round and per ``o_bias``,
                                                    to choose the round and the decoder's O bias)
 OUT is the chosen round's student (with the chosen ``o_bias`` when dev files are given), its ``MODEL_CARD.md`` and
-its ``tagger.yaml`` (the teacher's domain, whose post-typing stages the student runs; each round's student has one).
+its ``tagger.yaml`` (the teacher's domain, whose post-typing stages the student runs, and the score map that puts its
+confidences on the teacher's scale, fitted on ``teach.jsonl``; each round's student has the domain).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from ..io import Source, atomic_write_text
 from ..labels import LabelsFolder
 from ..paths import TAGGER_FILE
 from ..tagger import DOMAINS, Student, TaggerConfig, TagOptions, tag_file
+from .calibrate import calibrate_student
 from .sample import sample_sentences, write_sentences
 from .select import SelectConfig, relabel, select
 from .train import TrainConfig, train_student
@@ -168,6 +170,7 @@ def distill(config: DistillConfig, work: str | Path, out: str | Path,
     write_student_domain(out, config.domain)
     if config.dev:
         set_o_bias(out, bias)
+    log(f"score map: {calibrate_student(out, work / 'teach.jsonl')}")
     atomic_write_text(out / "MODEL_CARD.md", model_card(config, work, scores, chosen, biases,
                                                         bias if config.dev else None))
     log(f"student: {out} (round {chosen})")

@@ -120,6 +120,20 @@ class LabelsFolder:
             raise LabelError([f"{self.tagger_path}: model: expected a model name or folder"])
         return model
 
+    def score_map(self) -> tuple[tuple[float, float], ...] | None:
+        """``score_map`` of ``tagger.yaml`` (a student's): ``[raw, score]`` knots, both rising, that put its raw
+        confidences on its teacher's score scale (``uner.distill.calibrate``); None without the entry."""
+        knots = self._tagger_settings().get("score_map")
+        if knots is None:
+            return None
+        try:
+            pairs = tuple((float(r), float(s)) for r, s in knots)
+        except (TypeError, ValueError):
+            pairs = ()
+        if len(pairs) < 2 or any(a[0] >= b[0] or a[1] > b[1] for a, b in zip(pairs, pairs[1:])):
+            raise LabelError([f"{self.tagger_path}: score_map: expected two or more [raw, score] pairs, both rising"])
+        return pairs
+
     def stop_descriptors(self) -> tuple[str, ...]:
         """``stop_descriptors`` of ``tagger.yaml``: descriptors the tagger ignores (empty without the entry)."""
         words = self._tagger_settings().get("stop_descriptors", [])

@@ -15,11 +15,12 @@ ENGINES = ("teacher", "student")
 def load_tagger(ensemble: Sequence[str] = (), engine: str = "teacher", **kwargs) -> EntityTagger:
     """The ``engine``'s tagger. ``teacher``: ``Tagger.from_pretrained(**kwargs)``, voting with the ``ensemble``
     members (``MODEL`` or ``MODEL:LABELS_DIR``, equal weights) when any are given. ``student``: the student
-    pipeline ``kwargs["model"]`` (default the shipped one) with ``kwargs["stages"]`` (default: its folder's)."""
+    pipeline ``kwargs["model"]`` (default the shipped one) with ``kwargs["stages"]`` (default: its folder's), keeping
+    only entities that score above ``kwargs["min_score"]`` (when given)."""
     if engine == "student":
         if ensemble:
             raise ValueError("--ensemble combines masked-LM taggers; it does not apply to the student engine")
-        return Student.from_pretrained(kwargs.get("model"), kwargs.get("stages"))
+        return Student.from_pretrained(kwargs.get("model"), kwargs.get("stages"), kwargs.get("min_score"))
     if engine != "teacher":
         raise ValueError(f"unknown engine {engine!r} ({' | '.join(ENGINES)})")
     tagger = Tagger.from_pretrained(**kwargs)

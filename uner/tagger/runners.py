@@ -128,12 +128,12 @@ class RayRunner:
 class StudentRunner(SerialRunner):
     """The student tagger (``uner distill``) in this process instead of the masked LM: ``tagger_kwargs["model"]``
     is its pipeline folder (default: the shipped ``uner-student``), ``tagger_kwargs["stages"]`` its post-typing stages
-    (default: the folder's); the other tagger arguments do not apply."""
+    (default: the folder's), ``tagger_kwargs["min_score"]`` its score cut; the other tagger arguments do not apply."""
 
     masked_lm = False  # (no dtype to choose, no labels folder)
 
     def __init__(self, tagger_kwargs: dict, options: TagOptions, workers: int | None = 1) -> None:
-        self.tagger = load_tagger(engine="student", model=tagger_kwargs.get("model"), stages=tagger_kwargs.get("stages"))
+        self.tagger = load_tagger(engine="student", **{k: tagger_kwargs.get(k) for k in ("model", "stages", "min_score")})
         self.options = options
 
 

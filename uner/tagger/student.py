@@ -3,7 +3,9 @@
 ``Student.tag`` has ``Tagger.tag``'s signature and gives the same ``Entity`` records (type and subtype from
 the student's ``TYPE/SUBTYPE`` labels), so the runners, output formats and ``uner eval`` take either. One
 cheap pass per sentence, no masked copies, no parser (about 56x the teacher's sentences/s on this CPU:
-``benchmarks/bench_tag``). The student has no vote shares, so its entities' ``score`` is None. Its entities go
+``benchmarks/bench_tag``). An entity's ``score`` is its confidence (the least probable of its tokens' labels) put on
+the teacher's score scale by the folder's ``score_map`` (``uner.distill.calibrate``), so that one ``min_score``
+means the same for both engines. Its entities go
 through the same post-typing stages as the teacher's (``uner.tagger.stages``): those of the domain in the folder's
 ``tagger.yaml``, written by ``uner distill``.
 """
@@ -12,15 +14,16 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+import numpy as np
 import spacy
 import yaml
 
 from ..io import atomic_write_text
 from ..labels import LabelsFolder
-from ..paths import STAGES_DIR, student_dir
+from ..paths import SCORES_KEY, STAGES_DIR, student_dir
 from .config import TaggerConfig
 from .scoring import Entity
 from .stages import check_stage_types, load_stages, run_stages
@@ -30,16 +33,20 @@ class Student:
     """A trained student pipeline (``spacy.load``-able folder) as a tagger."""
 
     def __init__(self, nlp, stages: tuple[str, ...] | None = None, domain: str = "general",
-                 stage_folder: str | None = None) -> None:
+                 stage_folder: str | None = None, score_map: tuple[tuple[float, float], ...] | None = None,
+                 min_score: float | None = None) -> None:
         """``stages``: the post-typing stages to run (ValueError when one names a type the student does not
         tag); None: those of ``domain`` whose types it tags (a stage cannot act on types the student never gives).
         ``stage_folder``: where the stages' word lists are (its ``stages/``; None or without them: the shipped
-        labels')."""
+        labels'). ``score_map``: ``[raw, score]`` knots for the entities' scores (None: raw confidences).
+        ``min_score``: only entities scoring above it are kept (None: all)."""
         if "ner" not in nlp.pipe_names:
             raise ValueError("a student pipeline needs an 'ner' component")
         self.nlp = nlp
         self.domain = domain
         self.stage_folder = stage_folder
+        self.score_map = score_map
+        self.min_score = min_score
         tags = nlp.get_pipe("ner").labels  # (B-/I- tags of TYPE/SUBTYPE labels, or the labels themselves)
         types = {split_label(re.sub(r"^[BILU]-", "", tag))[0] for tag in tags}
         if stages is None:
@@ -49,10 +56,11 @@ class Student:
         check_stage_types(load_stages(self.stages, stage_folder), types)
 
     @classmethod
-    def from_pretrained(cls, path: str | Path | None = None, stages: tuple[str, ...] | None = None) -> Student:
+    def from_pretrained(cls, path: str | Path | None = None, stages: tuple[str, ...] | None = None,
+                        min_score: float | None = None) -> Student:
         """A folder written by ``uner distill``, or a shipped student by name (default ``uner-student``;
         ``uner-student-bio`` for biomedical text). ``stages``: the post-typing stages (default: the ``stages`` of
-        the folder's ``tagger.yaml``, else those of its ``domain``)."""
+        the folder's ``tagger.yaml``, else those of its ``domain``); ``min_score`` as for ``Student``."""
         folder = student_dir() if path is None else Path(path)
         if path is not None and not folder.exists() and (student_dir(str(path)) / "meta.json").is_file():
             folder = student_dir(str(path))
@@ -61,7 +69,8 @@ class Student:
         settings = LabelsFolder(folder)  # (its tagger.yaml: the domain the teacher taught with, maybe its stages)
         try:
             stages = settings.stages() if stages is None else stages
-            return cls(spacy.load(folder), stages, settings.default_domain() or "general", str(folder))
+            return cls(spacy.load(folder), stages, settings.default_domain() or "general", str(folder),
+                       settings.score_map(), min_score)
         except ValueError as exc:
             raise ValueError(f"{settings.tagger_path}: {exc}") from None
 
@@ -73,6 +82,8 @@ class Student:
         if own.is_dir() and own != out / STAGES_DIR:  # the stages' own word lists
             shutil.copytree(own, out / STAGES_DIR, dirs_exist_ok=True)
         doc = {"domain": self.domain, "stages": list(self.stages)}
+        if self.score_map:
+            doc["score_map"] = [list(k) for k in self.score_map]
         atomic_write_text(LabelsFolder(out).tagger_path, yaml.safe_dump(doc, sort_keys=False))
         return out
 
@@ -85,12 +96,33 @@ class Student:
             texts = [texts]
         given = iter(spans) if spans is not None else None
         for doc in self.nlp.pipe(texts, batch_size=batch_size):
-            ents = [_entity(doc.text, e.start_char, e.end_char, e.label_) for e in doc.ents]
+            ents = self._entities(doc)
             wanted = next(given) if given is not None else None
             if wanted is None:
-                yield run_stages(doc.text, ents, self.stages, self.stage_folder)
+                ents = run_stages(doc.text, ents, self.stages, self.stage_folder)
             else:
-                yield _on_spans(doc.text, ents, wanted)
+                ents = _on_spans(doc.text, ents, wanted)
+            yield ents if self.min_score is None else [e for e in ents if e.score is None or e.score > self.min_score]
+
+    def _entities(self, doc) -> list[Entity]:
+        """The doc's entities, each scored by its raw confidence through ``map_score`` (None from a pipeline
+        that keeps no confidences)."""
+        group = doc.spans.get(SCORES_KEY)
+        raw = dict(zip(((s.start_char, s.end_char) for s in group), group.attrs["scores"])) if group is not None else {}
+        return [_entity(doc.text, e.start_char, e.end_char, e.label_, raw.get((e.start_char, e.end_char)), self.map_score)
+                for e in doc.ents]
+
+    def raw_confidences(self, texts: Iterable[str], batch_size: int = 256) -> list[float]:
+        """The raw confidence of every entity the pipeline finds in ``texts`` (before any stage), in order."""
+        return [c for doc in self.nlp.pipe(texts, batch_size=batch_size)
+                if (group := doc.spans.get(SCORES_KEY)) is not None for c in group.attrs["scores"]]
+
+    def map_score(self, raw: float) -> float:
+        """A raw confidence on the teacher's score scale (itself without a ``score_map``), to 4 decimals."""
+        if self.score_map:
+            xs, ys = zip(*self.score_map)
+            raw = float(np.interp(raw, xs, ys))
+        return round(raw, 4)
 
 
 def label_name(type_name: str, subtype: str | None) -> str:
@@ -104,9 +136,9 @@ def split_label(label: str) -> tuple[str, str | None]:
     return type_name, subtype or None
 
 
-def _entity(text: str, start: int, end: int, label: str) -> Entity:
+def _entity(text: str, start: int, end: int, label: str, raw: float | None, score: Callable[[float], float]) -> Entity:
     type_name, subtype = split_label(label)
-    return Entity(text[start:end], start, end, type_name, subtype, None)
+    return Entity(text[start:end], start, end, type_name, subtype, None if raw is None else score(raw))
 
 
 def _on_spans(text: str, ents: list[Entity], spans: list[tuple[int, int]]) -> list[Entity]:
@@ -116,5 +148,5 @@ def _on_spans(text: str, ents: list[Entity], spans: list[tuple[int, int]]) -> li
         overlap = [(min(b, e.end) - max(a, e.start), e) for e in ents if e.start < b and a < e.end]
         if overlap:
             best = max(overlap, key=lambda x: x[0])[1]
-            out.append(Entity(text[a:b], a, b, best.type, best.subtype, None))
+            out.append(Entity(text[a:b], a, b, best.type, best.subtype, best.score))
     return out
