@@ -2,7 +2,8 @@
 (locked, so that two runs never write one output; resumable for JSONL).
 
 ``WRITERS`` maps a format name to its writer; a writer takes the output records and a ``Destination``
-(a file path, or None for stdout) and writes them all.
+(a file path, or None for stdout) and writes them all. Records from several input files (a folder, a glob)
+are headed by their file's name in CoNLL and HTML, as their ``file`` field names it in JSONL.
 """
 
 from __future__ import annotations
@@ -32,13 +33,26 @@ def bio_tags(tokens: list[tuple[int, int]], entities: list[dict]) -> list[str]:
     return tags
 
 
+def _file_starts(records: Iterable[dict]) -> Iterator[tuple[str | None, dict]]:
+    """Each record with the name of the input file it is the first record of (records of a folder's or glob's
+    files carry a ``file``), else None."""
+    last = None
+    for rec in records:
+        name = rec.get("file")
+        yield (name if name != last else None), rec
+        last = name
+
+
 def html_fragment(records: list[dict]) -> str:
-    """The records with their entities highlighted, as one ``<div class="uner">`` with its own scoped style
-    (for embedding, e.g. in a notebook; ``html_page`` wraps it in a page)."""
+    """The records with their entities highlighted, under a heading for each input file they name, as one
+    ``<div class="uner">`` with its own scoped style (for embedding, e.g. in a notebook; ``html_page`` wraps
+    it in a page)."""
     palette = ["#7aecec", "#bfeeb7", "#feca74", "#ff9561", "#aa9cfc", "#c887fb", "#9cc9cc", "#ffeb80", "#e4e7d2"]
     colours: dict[str, str] = {}
     body = []
-    for rec in records:
+    for name, rec in _file_starts(records):
+        if name is not None:
+            body.append(f'<h3 class="file">{html.escape(name)}</h3>')
         text, pos, parts = rec.get("text", ""), 0, []
         for ent in sorted(rec.get("entities", []), key=lambda e: e["start"]):
             colour = colours.setdefault(ent["type"], palette[len(colours) % len(palette)])
@@ -65,9 +79,12 @@ def html_page(records: list[dict], title: str = "uner entities") -> str:
 
 
 def conll_text(records: Iterable[dict], nlp) -> str:
-    """``word<TAB>IOB2 tag`` lines, words from ``nlp``'s tokenizer (spaces dropped), a blank line after each record."""
+    """``word<TAB>IOB2 tag`` lines, words from ``nlp``'s tokenizer (spaces dropped), a blank line after each record
+    and a ``# file = NAME`` line before the first record of each input file the records name."""
     lines: list[str] = []
-    for rec in records:
+    for name, rec in _file_starts(records):
+        if name is not None:
+            lines.append(f"# file = {name}")
         doc = nlp.make_doc(rec["text"])
         words = [t for t in doc if not t.is_space]
         tags = bio_tags([(t.idx, t.idx + len(t.text)) for t in words], rec["entities"])
