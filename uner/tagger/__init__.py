@@ -12,7 +12,7 @@ from .ensemble import Ensemble
 from .loading import ENGINES, load_tagger
 from .protocol import EntityTagger
 from .files import SetupError, tag_file
-from .formats import WRITERS, bio_tags, format_for, html_fragment, html_page, resume_point
+from .formats import WRITERS, WriteError, bio_tags, format_for, html_fragment, html_page, resume_point
 from .records import TagOptions, tag_records
 from .runners import RUNNERS, ProcessRunner, Runner, SerialRunner, make_runner
 from .scoring import PUNCT, Entity, LabelScorer, SpanScores
@@ -23,6 +23,7 @@ __all__ = [
     "CI_TEMPLATES", "DOMAINS", "ENGINES",
     "PUNCT", "RUNNERS", "STAGES", "WRITERS", "BaseTagger", "Ensemble", "Entity", "EntityTagger", "LabelScorer", "PredictionCache",
     "ProcessRunner", "Runner", "SerialRunner", "SetupError", "SpanScores", "Student", "TagOptions", "Tagger", "TaggerConfig",
+    "WriteError",
     "bio_tags", "entity_guesses", "format_for", "html_fragment", "html_page", "load_tagger", "make_runner", "resume_point",
     "run_stages", "tag_file", "tag_records",
 ]

@@ -35,7 +35,8 @@ def tag_file(input: str, out: str, tagger_kwargs: dict, *, input_format: str | N
     SetupError before any work, cheapest check first: options, input and output paths, the spaCy parser,
     the output lock (a second run on the same ``out`` stops here), then the model. A resumed run starts
     again at the last cache block of the partial file and drops what it already holds, so its output is
-    byte-identical to an uninterrupted run's.
+    byte-identical to an uninterrupted run's. WriteError when the output cannot be written (a full disk): the
+    partial file keeps its whole records, for ``resume``.
     """
     options = options or TagOptions()
     try:
@@ -64,9 +65,10 @@ def tag_file(input: str, out: str, tagger_kwargs: dict, *, input_format: str | N
             start = options.restart_point(done)
             results = itertools.islice(tagging.run(records.after(start)), done - start, None)
             errors: list[dict] = []
-            bar = tqdm(_noting_errors(results, errors), desc="tagging", unit="doc", initial=done,
-                       disable=out == "-" or runner == "ray", dynamic_ncols=True)  # (Ray shows its own)
-            WRITERS[fmt](bar, Destination(partial, options.batch_size, lambda: tagging.nlp))
+            # (the bar ends its line even when writing fails, so that the message is a line of its own)
+            with tqdm(_noting_errors(results, errors), desc="tagging", unit="doc", initial=done,
+                      disable=out == "-" or runner == "ray", dynamic_ncols=True) as bar:  # (Ray shows its own)
+                WRITERS[fmt](bar, Destination(partial, options.batch_size, lambda: tagging.nlp))
             if partial is not None:
                 partial.replace(out)
     except OutputInUseError as exc:

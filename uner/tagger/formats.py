@@ -2,8 +2,10 @@
 (locked, so that two runs never write one output; resumable for JSONL).
 
 ``WRITERS`` maps a format name to its writer; a writer takes the output records and a ``Destination``
-(a file path, or None for stdout) and writes them all. Records from several input files (a folder, a glob)
-are headed by their file's name in CoNLL and HTML, as their ``file`` field names it in JSONL.
+(a file path, or None for stdout) and writes them all. A file only ever holds whole records: each write
+lands whole, and one that fails (a full disk) is cut back off and raised as WriteError, one line.
+Records from several input files (a folder, a glob) are headed by their file's name in CoNLL and HTML,
+as their ``file`` field names it in JSONL.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 
 import click
 
+from ..io import batched
 from ..spans import load_spacy
 
 
@@ -93,14 +96,14 @@ def conll_text(records: Iterable[dict], nlp) -> str:
 
 
 def resume_point(partial: Path) -> int:
-    """Complete JSON lines in a partial output file; a torn last line is cut off."""
+    """Complete JSON lines in a partial output file; a torn last line is cut off (a truncation: no space needed)."""
     if not partial.is_file():
         return 0
     data = partial.read_bytes()
-    keep = data[: data.rfind(b"\n") + 1]
-    if len(keep) != len(data):
-        partial.write_bytes(keep)
-    return keep.count(b"\n")
+    keep = data.rfind(b"\n") + 1
+    if keep != len(data):
+        os.truncate(partial, keep)
+    return data.count(b"\n")
 
 
 class OutputInUseError(RuntimeError):
@@ -157,10 +160,42 @@ def claim_partial(out: str, resume: bool) -> Iterator[tuple[Path | None, int]]:
         os.close(fd)
 
 
+class WriteError(RuntimeError):
+    """The output could not be written (a full disk, a folder gone …): one line naming the file and the error."""
+
+    def __init__(self, path: str | Path, exc: OSError) -> None:
+        reason = f"[Errno {exc.errno}] {exc.strerror}" if exc.errno and exc.strerror else str(exc)
+        super().__init__(f"could not write {path}: {reason}")
+
+
+@contextlib.contextmanager
+def appending(path: Path) -> Iterator[Callable[[bytes], None]]:
+    """``append(data)`` to the end of ``path``, each call's data whole or not at all: an OSError (a full disk)
+    cuts the file back to where that call began (which needs no space) and raises WriteError."""
+    try:
+        handle = open(path, "ab", buffering=0)
+    except OSError as exc:
+        raise WriteError(path, exc) from None
+
+    def append(data: bytes) -> None:
+        start = handle.tell()
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[handle.write(view) :]
+        except OSError as exc:
+            with contextlib.suppress(OSError):  # (should even this fail, --resume cuts a torn last line off)
+                handle.truncate(start)
+            raise WriteError(path, exc) from None
+
+    with handle:
+        yield append
+
+
 @dataclass
 class Destination:
-    """Where a writer puts records: ``path`` (None: stdout), appended to for JSONL; JSONL flushes every
-    ``flush_every`` records; ``nlp`` gives the tokenizer of CoNLL words."""
+    """Where a writer puts records: ``path`` (None: stdout), appended to; JSONL writes ``flush_every`` records
+    at a time; ``nlp`` gives the tokenizer of CoNLL words."""
 
     path: Path | None
     flush_every: int = 64
@@ -169,20 +204,22 @@ class Destination:
 
 def write_jsonl(records: Iterable[dict], dest: Destination) -> None:
     """One JSON object per line, streaming (appends to a resumed file)."""
-    to_file = dest.path is not None
-    with open(dest.path, "a", encoding="utf-8") if to_file else contextlib.nullcontext(sys.stdout) as handle:
-        for n, rec in enumerate(records, 1):
-            handle.write(json.dumps(rec, ensure_ascii=False) + "\n")
-            if to_file and n % dest.flush_every == 0:
-                handle.flush()
+    lines = (json.dumps(rec, ensure_ascii=False) + "\n" for rec in records)
+    if dest.path is None:
+        sys.stdout.writelines(lines)
+        return
+    with appending(dest.path) as append:
+        for chunk in batched(lines, dest.flush_every):
+            append("".join(chunk).encode("utf-8"))
 
 
 def _write_text(text: str, dest: Destination) -> None:
-    """The whole text to the file, or echoed to stdout."""
+    """The whole text to the (empty) file, or echoed to stdout."""
     if dest.path is None:
         click.echo(text)  # as the CLI echoes: a final newline, ANSI codes stripped off a non-terminal
     else:
-        dest.path.write_text(text, encoding="utf-8")
+        with appending(dest.path) as append:
+            append(text.encode("utf-8"))
 
 
 def write_conll(records: Iterable[dict], dest: Destination) -> None:
