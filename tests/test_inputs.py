@@ -53,3 +53,11 @@ def test_a_glob_names_records_by_its_matches_and_a_single_file_by_nothing(folder
                                                                   (str(folder / "b" / "d.txt"), "four")]
     assert {r.file for r in FileRecords.find(str(folder / "a.txt"))} == {None}
 
+
+def test_a_fingerprint_changes_with_the_files_or_their_content(folder):
+    one = FileRecords.find(str(folder / "a.txt")).fingerprint()
+    assert one[0]["path"] == str(folder / "a.txt") and one[0]["size"] == 8
+    assert FileRecords.find(str(folder)).fingerprint()[0] == one[0]
+    (folder / "a.txt").write_text("one\nTwo\n")
+    assert FileRecords.find(str(folder / "a.txt")).fingerprint() != one
+    assert FileRecords(("-",)).fingerprint() == [{"path": "-"}]

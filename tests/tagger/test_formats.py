@@ -10,7 +10,8 @@ import pytest
 from tests.helpers import uner
 from uner.spans import load_spacy
 from uner.tagger import WRITERS, bio_tags, format_for, resume_point, tag_file
-from uner.tagger.formats import Destination, claim_partial
+from uner.tagger.formats import Destination
+from uner.tagger.partial import claim_partial, run_record
 
 RECORDS = [
     {"id": "1", "text": "Barack Obama <b>visited</b> Paris .", "entities": [
@@ -95,8 +96,10 @@ def test_writers_to_stdout_end_with_one_newline(capsys):
 def test_jsonl_appends_after_a_resumed_partial(tmp_path):
     out = tmp_path / "o.jsonl"
     partial = tmp_path / "o.jsonl.partial"
-    partial.write_text(json.dumps(RECORDS[0]) + "\n" + '{"id": "2", "te')  # killed mid-line
-    with claim_partial(str(out), resume=True) as (path, done):
+    run = run_record([{"path": "in.txt"}], {"model": None})
+    with claim_partial(str(out), resume=False, run=run) as (path, done):
+        path.write_text(json.dumps(RECORDS[0]) + "\n" + '{"id": "2", "te')  # killed mid-line
+    with claim_partial(str(out), resume=True, run=run) as (path, done):
         assert (path, done) == (partial, 1)
         WRITERS["jsonl"](iter(RECORDS[1:]), Destination(path))
     assert [json.loads(x) for x in partial.read_text().splitlines()] == RECORDS

@@ -34,7 +34,8 @@ def tag(
     stages: StagesOpt = None,
     inline: Annotated[bool, typer.Option(help="Type only the spans marked term:__entity__ in the text.")] = False,
     explain: Annotated[bool, typer.Option(help="Add the descriptors that voted, with logits and labels.")] = False,
-    resume: Annotated[bool, typer.Option(help="Continue an interrupted run of the same command.")] = False,
+    resume: Annotated[bool, typer.Option(help="Continue an interrupted run of the same command (the same "
+                                                      "input and settings, else exit 2).")] = False,
     stop_descriptors: Annotated[Optional[Path], typer.Option(help="Descriptors to ignore, whitespace-separated.")] = None,
     engine: TagEngineOpt = None,
     workers: NumActorsOpt = None,

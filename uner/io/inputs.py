@@ -4,13 +4,16 @@ A folder means every file under it (hidden ones skipped) and a glob every file i
 so a run over several files gives the records of each file in turn, ids and line numbers as that file
 alone gives them, and each record's ``file`` says which file it came from (its path inside the folder, or
 as the glob matched it). ``FileRecords`` is an iterable of ``uner.io.Record`` that also says which files it
-reads, so a runner on a cluster can have its workers read them (``uner.io.distributed``).
+reads, so a runner on a cluster can have its workers read them (``uner.io.distributed``), and what they
+hold, so a resumed run can check that its input is the one it began with.
 """
 
 from __future__ import annotations
 
 import glob
+import hashlib
 import itertools
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -91,4 +94,17 @@ class FileRecords:
                 continue
             out.append(replace(part, skip=left))
             left = 0
+        return out
+
+    def fingerprint(self) -> list[dict]:
+        """What a resumed run must find unchanged: each file's absolute path and, for a regular file, its size
+        and SHA-256 (stdin and FIFOs can be read only once, so theirs go unchecked)."""
+        out = []
+        for f in self.files:
+            entry: dict = {"path": f if f == "-" else os.path.abspath(f)}
+            if f != "-" and Path(f).is_file():
+                with open(f, "rb") as handle:
+                    entry["size"] = os.fstat(handle.fileno()).st_size
+                    entry["sha256"] = hashlib.file_digest(handle, "sha256").hexdigest()
+            out.append(entry)
         return out

@@ -1,5 +1,4 @@
-"""Output formats of tagged records — JSONL, CoNLL (IOB2), HTML — and the ``.partial`` file a run writes
-(locked, so that two runs never write one output; resumable for JSONL).
+"""Output formats of tagged records — JSONL, CoNLL (IOB2), HTML — and how they reach a file.
 
 ``WRITERS`` maps a format name to its writer; a writer takes the output records and a ``Destination``
 (a file path, or None for stdout) and writes them all. A file only ever holds whole records: each write
@@ -11,10 +10,8 @@ as their ``file`` field names it in JSONL.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import html
 import json
-import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -93,71 +90,6 @@ def conll_text(records: Iterable[dict], nlp) -> str:
         tags = bio_tags([(t.idx, t.idx + len(t.text)) for t in words], rec["entities"])
         lines += [f"{t.text}\t{tag}" for t, tag in zip(words, tags)] + [""]
     return "\n".join(lines)
-
-
-def resume_point(partial: Path) -> int:
-    """Complete JSON lines in a partial output file; a torn last line is cut off (a truncation: no space needed)."""
-    if not partial.is_file():
-        return 0
-    data = partial.read_bytes()
-    keep = data.rfind(b"\n") + 1
-    if keep != len(data):
-        os.truncate(partial, keep)
-    return data.count(b"\n")
-
-
-class OutputInUseError(RuntimeError):
-    """Another run is writing the same output file."""
-
-
-def check_output(out: str) -> None:
-    """ValueError (one line) unless ``out`` is ``-`` or a file path in an existing, writable folder."""
-    if out == "-":
-        return
-    path = Path(out)
-    if path.is_dir():
-        raise ValueError(f"{out}: is a directory; give an output file name")
-    if not path.parent.is_dir():
-        raise ValueError(f"{out}: folder {path.parent} does not exist")
-    if not os.access(path.parent, os.W_OK | os.X_OK):
-        raise ValueError(f"{out}: folder {path.parent} is not writable")
-
-
-def _lock(path: Path, out: str) -> int:
-    """An open descriptor of ``path`` (created if missing) under an exclusive lock; OutputInUseError at once
-    when another process holds it. The kernel drops the lock when its holder dies, even by kill -9."""
-    while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            raise OutputInUseError(f"{out}: another uner run is writing it ({path.name} is locked)") from None
-        with contextlib.suppress(FileNotFoundError):
-            if os.stat(path).st_ino == os.fstat(fd).st_ino:
-                return fd
-        os.close(fd)  # the file was renamed or removed by the run that held it: lock the one there now
-
-
-@contextlib.contextmanager
-def claim_partial(out: str, resume: bool) -> Iterator[tuple[Path | None, int]]:
-    """The ``OUT.partial`` file a run writes before renaming it to ``out`` (None for stdout), locked for the
-    run, and how many records it already holds: its complete lines with ``resume``, else 0 (a stale one is
-    emptied). A partial file left empty is removed at the end."""
-    if out == "-":
-        yield None, 0
-        return
-    partial = Path(out + ".partial")
-    fd = _lock(partial, out)
-    try:
-        if not resume:
-            os.ftruncate(fd, 0)
-        yield partial, resume_point(partial) if resume else 0
-    finally:
-        with contextlib.suppress(FileNotFoundError):  # still ours (not renamed to ``out``) and empty: remove
-            if os.fstat(fd).st_size == 0 and os.stat(partial).st_ino == os.fstat(fd).st_ino:
-                partial.unlink()
-        os.close(fd)
 
 
 class WriteError(RuntimeError):
