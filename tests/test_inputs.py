@@ -31,15 +31,33 @@ def test_a_folder_or_glob_names_its_files_in_order(folder):
 
 def test_records_of_several_files_and_where_a_resumed_run_starts(folder):
     records = FileRecords.find(str(folder))
-    got = [(r.id, r.text, r.error is not None) for r in records]
-    # each file as read alone: a .jsonl's blank line and bad line are records too (one per line)
-    assert got == [("1", "one", False), ("2", "two", False), ("x", "three", False), ("2", "", False),
-                   ("3", "", True), ("1", "four", False)]
+    got = [(r.file, r.id, r.text, r.error is not None) for r in records]
+    # each file as read alone: a .jsonl's blank line and bad line are records too (one per line), named by the file
+    assert got == [("a.txt", "1", "one", False), ("a.txt", "2", "two", False), ("b/c.jsonl", "x", "three", False),
+                   ("b/c.jsonl", "2", "", False), ("b/c.jsonl", "3", "", True), ("b/d.txt", "1", "four", False)]
     for skip in range(len(got) + 1):
         later = records.after(skip)
-        assert [(r.id, r.text, r.error is not None) for r in later] == got[skip:]
-        rest = [(r.id, r.text, r.error is not None) for f, k in later.starts() for r in FileRecords((f,), skip=k)]
+        assert [(r.file, r.id, r.text, r.error is not None) for r in later] == got[skip:]
+        rest = [(r.file, r.id, r.text, r.error is not None) for part in later.parts() for r in part]
         assert rest == got[skip:]
-    assert [f for f, _ in records.after(3).starts()] == [str(folder / "b" / "c.jsonl"), str(folder / "b" / "d.txt")]
+    assert [part.files for part in records.after(3).parts()] == [(str(folder / "b" / "c.jsonl"),),
+                                                                 (str(folder / "b" / "d.txt"),)]
     with pytest.raises(InputError, match=r"c\.jsonl:3: invalid JSON"):
         list(FileRecords.find(str(folder / "b" / "c.jsonl"), keep_bad=False))
+
+
+def test_a_glob_names_records_by_its_matches_and_a_single_file_by_nothing(folder):
+    glob = str(folder / "**" / "*.txt")
+    assert [(r.file, r.text) for r in FileRecords.find(glob)] == [(str(folder / "a.txt"), "one"),
+                                                                  (str(folder / "a.txt"), "two"),
+                                                                  (str(folder / "b" / "d.txt"), "four")]
+    assert {r.file for r in FileRecords.find(str(folder / "a.txt"))} == {None}
+
+
+def test_a_fingerprint_changes_with_the_files_or_their_content(folder):
+    one = FileRecords.find(str(folder / "a.txt")).fingerprint()
+    assert one[0]["path"] == str(folder / "a.txt") and one[0]["size"] == 8
+    assert FileRecords.find(str(folder)).fingerprint()[0] == one[0]
+    (folder / "a.txt").write_text("one\nTwo\n")
+    assert FileRecords.find(str(folder / "a.txt")).fingerprint() != one
+    assert FileRecords(("-",)).fingerprint() == [{"path": "-"}]

@@ -1,4 +1,5 @@
-"""Output formats: the registry, each writer's output, and resuming a partial JSONL file."""
+"""Output formats: the registry, each writer's output, records that name their file, and resuming a partial
+JSONL file."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ import pytest
 
 from tests.helpers import uner
 from uner.spans import load_spacy
-from uner.tagger import WRITERS, bio_tags, format_for, resume_point
-from uner.tagger.formats import Destination, claim_partial
+from uner.tagger import WRITERS, bio_tags, format_for, resume_point, tag_file
+from uner.tagger.formats import Destination
+from uner.tagger.partial import claim_partial, run_record
 
 RECORDS = [
     {"id": "1", "text": "Barack Obama <b>visited</b> Paris .", "entities": [
@@ -50,6 +52,39 @@ def test_writers_write_every_record(tmp_path):
     assert "LOCATION / CITY" in page and "line 2: bad" in page
 
 
+def test_records_of_a_folder_or_glob_name_their_file_in_every_format(tiny, tmp_path):
+    """Issue 40: two files of a folder both give ids 1 and 2; each record says which file it came from (JSONL
+    ``file``, a CoNLL comment, an HTML heading), and a single file's output stays as it was."""
+    folder = tmp_path / "in"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "a.txt").write_text("Paris is big .\nLondon .\n")
+    (folder / "sub" / "b.txt").write_text("Tokyo .\nBerlin is far .\n")
+    kwargs = {"model": str(tiny[0]), "labels": tiny[1], "device": "cpu"}
+    out = {fmt: tmp_path / f"o.{fmt}" for fmt in WRITERS}
+    for path in out.values():
+        assert tag_file(str(folder), str(path), kwargs) == 0
+    records = [json.loads(line) for line in out["jsonl"].read_text().splitlines()]
+    assert [(r["file"], r["id"], r["text"]) for r in records] == [
+        ("a.txt", "1", "Paris is big ."), ("a.txt", "2", "London ."),
+        ("sub/b.txt", "1", "Tokyo ."), ("sub/b.txt", "2", "Berlin is far .")]
+    assert list(records[0]) == ["file", "id", "text", "entities"] and all(r["entities"] for r in records)
+    conll = out["conll"].read_text().split("\n")
+    assert [line for line in conll if line.startswith("#")] == ["# file = a.txt", "# file = sub/b.txt"]
+    second = conll.index("# file = sub/b.txt")
+    assert conll[0] == "# file = a.txt" and conll[second - 1] == "" and conll[second + 1].startswith("Tokyo\t")
+    page = out["html"].read_text()
+    heads = [page.index(f'<h3 class="file">{name}</h3>') for name in ("a.txt", "sub/b.txt")]
+    assert heads[0] < page.index("London") < heads[1] < page.index("Tokyo")
+    glob = tmp_path / "g.jsonl"
+    assert tag_file(str(folder / "**" / "*.txt"), str(glob), kwargs) == 0
+    assert [json.loads(line)["file"] for line in glob.read_text().splitlines()] == \
+        [str(folder / "a.txt")] * 2 + [str(folder / "sub" / "b.txt")] * 2
+    single = tmp_path / "single.jsonl"
+    assert tag_file(str(folder / "a.txt"), str(single), kwargs) == 0
+    assert single.read_text() == "".join(json.dumps({k: v for k, v in r.items() if k != "file"}, ensure_ascii=False)
+                                         + "\n" for r in records[:2])
+
+
 def test_writers_to_stdout_end_with_one_newline(capsys):
     ends = {"jsonl": "}\n", "conll": "O\n\n", "html": "</html>\n\n"}  # the CLI's echo adds a newline
     for name, write in WRITERS.items():
@@ -61,8 +96,10 @@ def test_writers_to_stdout_end_with_one_newline(capsys):
 def test_jsonl_appends_after_a_resumed_partial(tmp_path):
     out = tmp_path / "o.jsonl"
     partial = tmp_path / "o.jsonl.partial"
-    partial.write_text(json.dumps(RECORDS[0]) + "\n" + '{"id": "2", "te')  # killed mid-line
-    with claim_partial(str(out), resume=True) as (path, done):
+    run = run_record([{"path": "in.txt"}], {"model": None})
+    with claim_partial(str(out), resume=False, run=run) as (path, done):
+        path.write_text(json.dumps(RECORDS[0]) + "\n" + '{"id": "2", "te')  # killed mid-line
+    with claim_partial(str(out), resume=True, run=run) as (path, done):
         assert (path, done) == (partial, 1)
         WRITERS["jsonl"](iter(RECORDS[1:]), Destination(path))
     assert [json.loads(x) for x in partial.read_text().splitlines()] == RECORDS

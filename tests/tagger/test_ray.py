@@ -53,6 +53,17 @@ def test_ray_engine_gives_the_records_of_the_serial_engine(tmp_path):
     assert [(e["start"], e["end"]) for e in got[11]["entities"]] == [(0, got[11]["text"].index(" "))]
 
 
+def test_rows_for_the_cluster_keep_every_field_of_a_record():
+    """Records cross to Ray actors as rows of plain columns and come back whole, ``file`` included (issue 40)."""
+    from uner.io import Record, batch_records
+    from uner.io.distributed import _row
+
+    records = [Record(1, "1", "Paris .", {}, file="a.txt"), Record(3, "x", "", {"id": "x"}, "bad line", "b/c.jsonl"),
+               Record(2, "2", "Tokyo .", {})]
+    rows = [_row(rec) for rec in records]
+    assert batch_records({k: np.array([row[k] for row in rows]) for k in rows[0]}) == records
+
+
 def test_ray_embed_gives_the_vectors_of_the_serial_engine(tmp_path):
     pytest.importorskip("ray")
     inp = tmp_path / "in.txt"

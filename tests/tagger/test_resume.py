@@ -1,19 +1,28 @@
 """Concurrent runs and exact resume (issue 21, items 13-14): a second `uner tag` on the same output refuses at
 once and leaves the first run's output its own; `--resume` after kill -9 gives a byte-identical file under
-bfloat16, because batches and prediction caches are cut at fixed document positions."""
+bfloat16, because batches and prediction caches are cut at fixed document positions. Issue 40: `--resume`
+refuses a partial file made from another input or with other settings (exit 2, the file untouched), and a
+full disk stops the run with one line and exit 3, leaving whole records that `--resume` continues."""
 
 from __future__ import annotations
 
+import errno
 import filecmp
+import json
+import os
 import random
 import signal
 import subprocess
 import time
 from pathlib import Path
 
+import pytest
+from typer.testing import CliRunner
+
 from tests.helpers import UNER, uner
+from uner.cli import app
 from uner.models import load_vocabulary
-from uner.tagger import TagOptions, tag_file
+from uner.tagger import TagOptions, formats, tag_file
 
 
 def sentences(n: int, seed: int = 0) -> list[str]:
@@ -26,6 +35,42 @@ def sentences(n: int, seed: int = 0) -> list[str]:
 
 def lines_in(path: Path) -> int:
     return path.read_bytes().count(b"\n") if path.exists() else 0
+
+
+class FailingFile:
+    """An output file whose ``write`` fails after ``good`` writes: as a full disk does (``exc`` an OSError: half
+    of the next write lands, then it raises), or as an interrupted run (any other ``exc``: it raises at once)."""
+
+    def __init__(self, handle, good: int, exc: BaseException) -> None:
+        self.handle, self.good, self.exc, self.torn = handle, good, exc, False
+
+    def write(self, data) -> int:
+        if self.good:
+            self.good -= 1
+            return self.handle.write(data)
+        if isinstance(self.exc, OSError) and not self.torn:
+            self.torn = True
+            return self.handle.write(data[: len(data) // 2])
+        raise self.exc
+
+    def __getattr__(self, name: str):
+        return getattr(self.handle, name)
+
+    def __enter__(self) -> FailingFile:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.handle.close()
+
+
+def failing_writes(monkeypatch, good: int, exc: BaseException) -> None:
+    """The output writers' files fail after ``good`` writes (see FailingFile)."""
+    monkeypatch.setattr(formats, "open", lambda *a, **k: FailingFile(open(*a, **k), good, exc), raising=False)
+
+
+def tag(*args: str):
+    """``uner tag ARGS`` in this process (so that a test can make its writes fail)."""
+    return CliRunner().invoke(app, ["tag", *args])
 
 
 def test_second_run_on_the_same_output_refuses_at_once(tiny, tmp_path):
@@ -94,7 +139,70 @@ def test_resume_restarts_at_the_last_cache_block(tiny, tmp_path):
     assert options.block == 16 and options.restart_point(37) == 32 and options.restart_point(15) == 0
     full, out = tmp_path / "full.jsonl", tmp_path / "part.jsonl"
     assert tag_file(str(inp), str(full), kwargs, options=options) == 0
+    with pytest.MonkeyPatch.context() as m, pytest.raises(KeyboardInterrupt):  # an interrupted run: its partial file
+        failing_writes(m, 1, KeyboardInterrupt())
+        tag_file(str(inp), str(out), kwargs, options=options)
     lines = full.read_text().splitlines(keepends=True)
     Path(str(out) + ".partial").write_text("".join(lines[:37]) + lines[37][:10])
     assert tag_file(str(inp), str(out), kwargs, options=options, resume=True) == 0
     assert filecmp.cmp(out, full, shallow=False)
+
+
+def test_resume_refuses_another_input_or_settings_and_continues_its_own(tiny, tmp_path, monkeypatch):
+    """Issue 40, item 4: killed after 12 of the 20 lines of a two-file folder, then resumed with another input,
+    other settings or a changed file: one line naming what differs, exit 2, the partial file byte for byte as it
+    was; resumed with its own input: the uninterrupted run's output, byte for byte."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    a, b, other = folder / "a.txt", folder / "b.txt", tmp_path / "other.txt"
+    a.write_text("\n".join(sentences(10, seed=2)) + "\n")
+    b.write_text("\n".join(sentences(10, seed=3)) + "\n")
+    other.write_text(a.read_text())
+    args = ["--model", str(tiny[0]), "--labels", str(tiny[1]), "--dtype", "float32", "--batch-size", "4"]
+    full, out, partial = tmp_path / "full.jsonl", tmp_path / "o.jsonl", tmp_path / "o.jsonl.partial"
+    assert tag(str(folder), "-o", str(full), *args).exit_code == 0
+    with monkeypatch.context() as m:
+        failing_writes(m, 3, KeyboardInterrupt())
+        assert tag(str(folder), "-o", str(out), *args).exit_code != 0
+    kept = partial.read_bytes()
+    assert kept.count(b"\n") == 12 and not out.exists()
+    assert [json.loads(line)["file"] for line in kept.splitlines()] == ["a.txt"] * 10 + ["b.txt"] * 2
+    refused = {
+        f"from {a}, {b}, not {other}": [str(other), *args],
+        "with other settings (tagger.config.min_score 0.2, now 0.5)": [str(folder), *args, "--min-score", "0.5"],
+        'with other settings (engine null, now "student"; ': [str(folder), *args, "--engine", "student"],
+    }
+    for what, given in refused.items():
+        res = tag(*given, "-o", str(out), "--resume")
+        assert res.exit_code == 2 and res.stderr.startswith(f"uner: error: --resume: {partial} was made {what}")
+        assert res.stderr.endswith("; run without --resume to start again\n") and res.stderr.count("\n") == 1
+        assert partial.read_bytes() == kept
+    original = b.read_text()
+    b.write_text(original.replace(" .", " !", 1))
+    res = tag(str(folder), "-o", str(out), "--resume", *args)
+    assert res.exit_code == 2 and f"was made from {b} as it was before it changed;" in res.stderr
+    b.write_text(original)
+    res = tag(str(folder), "-o", str(out), "--resume", *args)
+    assert res.exit_code == 0, res.output
+    assert filecmp.cmp(out, full, shallow=False) and not partial.exists()
+    assert not (tmp_path / "o.jsonl.partial.meta.json").exists()
+
+
+def test_a_full_disk_is_one_line_and_exit_3_and_leaves_whole_records_to_resume(tiny, tmp_path, monkeypatch):
+    """Issue 40, item 5: the disk fills up in the middle of a write (half of it lands): one line naming the file
+    and the error, exit 3 (not 1: that is "some lines had errors"), a partial file of whole records only, and
+    `--resume` then gives the uninterrupted run's output."""
+    inp = tmp_path / "in.txt"
+    inp.write_text("\n".join(sentences(20, seed=4)) + "\n")
+    args = ["--model", str(tiny[0]), "--labels", str(tiny[1]), "--dtype", "float32", "--batch-size", "4"]
+    full, out, partial = tmp_path / "full.jsonl", tmp_path / "o.jsonl", tmp_path / "o.jsonl.partial"
+    assert tag(str(inp), "-o", str(full), *args).exit_code == 0
+    with monkeypatch.context() as m:
+        failing_writes(m, 2, OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)))
+        res = tag(str(inp), "-o", str(out), *args)
+    assert res.exit_code == 3 and "Traceback" not in res.output and res.stderr.count("uner:") == 1
+    assert res.stderr.endswith(f"\nuner: error: could not write {partial}: [Errno 28] No space left on device\n")
+    assert partial.read_bytes() == b"".join(full.read_bytes().splitlines(keepends=True)[:8]) and not out.exists()
+    res = tag(str(inp), "-o", str(out), "--resume", *args)
+    assert res.exit_code == 0, res.output
+    assert filecmp.cmp(out, full, shallow=False) and not partial.exists()

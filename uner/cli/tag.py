@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..tagger import SetupError, TagOptions, tag_file
+from ..tagger import SetupError, TagOptions, WriteError, tag_file
 from ..tagger.records import ModelFailure
 from ._engine import TAG_ENGINES, AddressOpt, CpusPerActorOpt, NumActorsOpt, TagEngineOpt, engine_settings
 from ._util import (DomainOpt, EnsembleOpt, LabelsOpt, MinScoreOpt, ModelOpt, SpanPolicyOpt, StagesOpt, TopKOpt, app,
@@ -34,7 +34,8 @@ def tag(
     stages: StagesOpt = None,
     inline: Annotated[bool, typer.Option(help="Type only the spans marked term:__entity__ in the text.")] = False,
     explain: Annotated[bool, typer.Option(help="Add the descriptors that voted, with logits and labels.")] = False,
-    resume: Annotated[bool, typer.Option(help="Continue an interrupted run of the same command.")] = False,
+    resume: Annotated[bool, typer.Option(help="Continue an interrupted run of the same command (the same "
+                                                      "input and settings, else exit 2).")] = False,
     stop_descriptors: Annotated[Optional[Path], typer.Option(help="Descriptors to ignore, whitespace-separated.")] = None,
     engine: TagEngineOpt = None,
     workers: NumActorsOpt = None,
@@ -45,7 +46,10 @@ def tag(
                                             "| float16.")] = "auto",
     threads: Annotated[Optional[int], typer.Option(min=1, help="Torch threads per process (default: torch's).")] = None,
 ) -> None:
-    """Tag entities: one output record per input line, in order; bad lines get an error field."""
+    """Tag entities: one output record per input line, in order; bad lines get an error field.
+
+    Exit 0: all tagged; 1: some lines had errors; 2: the run could not start; 3: the output could not be written.
+    """
     if engine == "student" and ensemble:
         fail("--ensemble combines masked-LM taggers; it does not apply to --engine student")
     config = tagger_config(domain, span_policy, min_score, top_k, model, labels, stages)
@@ -60,6 +64,8 @@ def tag(
                           runner=engine, encoding=encoding, runner_settings=settings)
     except (SetupError, ModelFailure) as exc:
         fail(str(exc))
+    except WriteError as exc:  # (the partial file keeps its whole records: --resume continues it)
+        fail(str(exc), 3)
     if errors:
         typer.echo(f"uner: {errors} input line(s) had errors (see the 'error' fields)", err=True)
         raise typer.Exit(1)

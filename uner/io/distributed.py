@@ -103,7 +103,8 @@ def map_records(records: Iterable[Record], actor: type, args: tuple, options: Ra
 def _dataset(records: Iterable[Record]):
     ray = require_ray()
     if isinstance(records, FileRecords) and records.on_disk:
-        starts = [{"path": os.path.abspath(f), "name": f, "skip": skip} for f, skip in records.starts()]
+        starts = [{"path": os.path.abspath(part.files[0]), "name": part.files[0], "file": (part.names or ("",))[0],
+                   "skip": part.skip} for part in records.parts()]
         reading = {"fmt": records.fmt, "encoding": records.encoding, "keep_bad": records.keep_bad}
         # num_cpus=0: reading is light, and the actors may hold every CPU (a task waiting for one would never run)
         return ray.data.from_items(starts, override_num_blocks=max(1, len(starts))).flat_map(
@@ -115,7 +116,7 @@ def _read_file(item: dict, **reading) -> Iterator[dict]:
     """The rows of one input file (in a Ray task), opened by its absolute path, named in errors as given."""
     path, name = item["path"], item["name"]
     try:
-        for rec in FileRecords((path,), skip=int(item["skip"]), **reading):
+        for rec in FileRecords((path,), skip=int(item["skip"]), names=(item["file"] or None,), **reading):
             yield _row(rec, path, name)
     except InputError as exc:
         raise InputError(str(exc).replace(path, name, 1)) from None
@@ -124,13 +125,14 @@ def _read_file(item: dict, **reading) -> Iterator[dict]:
 def _row(rec: Record, path: str = "", name: str = "") -> dict:
     error = (rec.error or "").replace(path, name, 1) if path else rec.error or ""
     return {"line": rec.line, "id": rec.id, "text": rec.text, "fields": json.dumps(rec.fields, ensure_ascii=False),
-            "error": error}
+            "error": error, "file": rec.file or ""}
 
 
 def batch_records(batch: dict[str, np.ndarray]) -> list[Record]:
     """The records of a batch of rows, as the reader made them."""
-    return [Record(int(line), str(id_), str(text), json.loads(fields), str(error) or None)
-            for line, id_, text, fields, error in zip(*(batch[k] for k in ("line", "id", "text", "fields", "error")))]
+    columns = (batch[k] for k in ("line", "id", "text", "fields", "error", "file"))
+    return [Record(int(line), str(id_), str(text), json.loads(fields), str(error) or None, str(file) or None)
+            for line, id_, text, fields, error, file in zip(*columns)]
 
 
 def local_path(path: str) -> str:

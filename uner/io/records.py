@@ -27,13 +27,15 @@ class InputError(ValueError):
 
 @dataclass
 class Record:
-    """One input document: its position, id, text and any other JSON fields (or why it is bad)."""
+    """One input document: its position, id, text and any other JSON fields (or why it is bad), and the name of
+    its file when the input is several files (a folder or a glob: ids alone may repeat across them)."""
 
     line: int
     id: str
     text: str
     fields: dict
     error: str | None = None
+    file: str | None = None
 
 
 def input_format(path: str, given: str | None = None) -> str:

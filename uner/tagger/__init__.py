@@ -3,7 +3,8 @@
 ``core`` (Tagger, config, prediction cache), ``scoring`` (label votes → entities), ``stages`` (named post-typing
 stages every engine runs), ``ensemble`` (several taggers voting), ``student`` (the fast spaCy student), ``loading``
 (a tagger by engine), ``records`` (JSONL records in and out), ``runners`` (serial, processes, Ray, student),
-``formats`` (JSONL / CoNLL / HTML writers, resume) and ``files`` (a whole file, as ``uner tag``).
+``formats`` (JSONL / CoNLL / HTML writers), ``partial`` (the locked, resumable output file and the record of
+what it is made from) and ``files`` (a whole file, as ``uner tag``).
 """
 
 from .config import CI_TEMPLATES, DOMAINS, TaggerConfig
@@ -12,7 +13,8 @@ from .ensemble import Ensemble
 from .loading import ENGINES, load_tagger
 from .protocol import EntityTagger
 from .files import SetupError, tag_file
-from .formats import WRITERS, bio_tags, format_for, html_fragment, html_page, resume_point
+from .formats import WRITERS, WriteError, bio_tags, format_for, html_fragment, html_page
+from .partial import resume_point
 from .records import TagOptions, tag_records
 from .runners import RUNNERS, ProcessRunner, Runner, SerialRunner, make_runner
 from .scoring import PUNCT, Entity, LabelScorer, SpanScores
@@ -23,6 +25,7 @@ __all__ = [
     "CI_TEMPLATES", "DOMAINS", "ENGINES",
     "PUNCT", "RUNNERS", "STAGES", "WRITERS", "BaseTagger", "Ensemble", "Entity", "EntityTagger", "LabelScorer", "PredictionCache",
     "ProcessRunner", "Runner", "SerialRunner", "SetupError", "SpanScores", "Student", "TagOptions", "Tagger", "TaggerConfig",
+    "WriteError",
     "bio_tags", "entity_guesses", "format_for", "html_fragment", "html_page", "load_tagger", "make_runner", "resume_point",
     "run_stages", "tag_file", "tag_records",
 ]

@@ -2,7 +2,8 @@
 
 Records are read (bad lines kept, so there is one output record per input line), tagged by a runner,
 and written by the output format's writer into ``OUT.partial`` (locked for the run), renamed to ``OUT``
-once complete; ``resume`` continues after the complete lines of an interrupted run's ``OUT.partial``.
+once complete; ``resume`` continues after the complete lines of an interrupted run's ``OUT.partial``, when
+its sidecar says it is made from the same input with the same settings (``partial``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from tqdm.auto import tqdm
 from ..io import FileRecords, MissingExtra
 from ..models import ModelNotFoundError, load_settings
 from ..spans import load_spacy
-from .formats import WRITERS, Destination, OutputInUseError, check_output, claim_partial, format_for
+from .formats import WRITERS, Destination, format_for
+from .partial import OutputInUseError, ResumeMismatch, check_output, claim_partial, complete, run_record
 from .records import TagOptions
 from .runners import RUNNERS, make_runner
 
@@ -33,9 +35,10 @@ def tag_file(input: str, out: str, tagger_kwargs: dict, *, input_format: str | N
     ``Tagger.from_pretrained``; ``runner``, ``workers`` and ``runner_settings`` to ``make_runner``.
 
     SetupError before any work, cheapest check first: options, input and output paths, the spaCy parser,
-    the output lock (a second run on the same ``out`` stops here), then the model. A resumed run starts
-    again at the last cache block of the partial file and drops what it already holds, so its output is
-    byte-identical to an uninterrupted run's.
+    the output lock (a second run on the same ``out`` stops here), with ``resume`` the partial file's input
+    and settings, then the model. A resumed run starts again at the last cache block of the partial file and
+    drops what it already holds, so its output is byte-identical to an uninterrupted run's. WriteError when
+    the output cannot be written (a full disk): the partial file keeps its whole records, for ``resume``.
     """
     options = options or TagOptions()
     try:
@@ -49,10 +52,14 @@ def tag_file(input: str, out: str, tagger_kwargs: dict, *, input_format: str | N
         check_output(out)
         spacy_model = tagger_kwargs.get("spacy_model")
         load_spacy(spacy_model) if spacy_model else load_spacy()  # seconds, before the model's load
+        # what shapes the records (where they are tagged — workers, threads, a Ray cluster — does not)
+        settings = {"engine": runner, "tagger": {k: v for k, v in tagger_kwargs.items() if k != "threads"},
+                    "options": options, "input_format": input_format, "encoding": encoding}
+        run = run_record(records.fingerprint(), settings) if fmt == "jsonl" and out != "-" else None
     except (OSError, ValueError) as exc:  # (InputError is a ValueError)
         raise SetupError(str(exc)) from None
     try:
-        with claim_partial(out, resume) as (partial, done):
+        with claim_partial(out, resume, run) as (partial, done):
             try:  # with workers, only they load the model; this process just reads, orders and writes
                 masked_lm = getattr(RUNNERS.get(runner or "serial"), "masked_lm", True)
                 if masked_lm and tagger_kwargs.get("dtype", "auto") == "auto":  # chosen once, for every worker alike
@@ -64,12 +71,12 @@ def tag_file(input: str, out: str, tagger_kwargs: dict, *, input_format: str | N
             start = options.restart_point(done)
             results = itertools.islice(tagging.run(records.after(start)), done - start, None)
             errors: list[dict] = []
-            bar = tqdm(_noting_errors(results, errors), desc="tagging", unit="doc", initial=done,
-                       disable=out == "-" or runner == "ray", dynamic_ncols=True)  # (Ray shows its own)
-            WRITERS[fmt](bar, Destination(partial, options.batch_size, lambda: tagging.nlp))
-            if partial is not None:
-                partial.replace(out)
-    except OutputInUseError as exc:
+            # (the bar ends its line even when writing fails, so that the message is a line of its own)
+            with tqdm(_noting_errors(results, errors), desc="tagging", unit="doc", initial=done,
+                      disable=out == "-" or runner == "ray", dynamic_ncols=True) as bar:  # (Ray shows its own)
+                WRITERS[fmt](bar, Destination(partial, options.batch_size, lambda: tagging.nlp))
+            complete(partial, out)
+    except (OutputInUseError, ResumeMismatch) as exc:
         raise SetupError(str(exc)) from None
     return len(errors)
 

@@ -1,17 +1,17 @@
-"""Output formats of tagged records — JSONL, CoNLL (IOB2), HTML — and the ``.partial`` file a run writes
-(locked, so that two runs never write one output; resumable for JSONL).
+"""Output formats of tagged records — JSONL, CoNLL (IOB2), HTML — and how they reach a file.
 
 ``WRITERS`` maps a format name to its writer; a writer takes the output records and a ``Destination``
-(a file path, or None for stdout) and writes them all.
+(a file path, or None for stdout) and writes them all. A file only ever holds whole records: each write
+lands whole, and one that fails (a full disk) is cut back off and raised as WriteError, one line.
+Records from several input files (a folder, a glob) are headed by their file's name in CoNLL and HTML,
+as their ``file`` field names it in JSONL.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import html
 import json
-import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -19,6 +19,7 @@ from pathlib import Path
 
 import click
 
+from ..io import batched
 from ..spans import load_spacy
 
 
@@ -32,13 +33,26 @@ def bio_tags(tokens: list[tuple[int, int]], entities: list[dict]) -> list[str]:
     return tags
 
 
+def _file_starts(records: Iterable[dict]) -> Iterator[tuple[str | None, dict]]:
+    """Each record with the name of the input file it is the first record of (records of a folder's or glob's
+    files carry a ``file``), else None."""
+    last = None
+    for rec in records:
+        name = rec.get("file")
+        yield (name if name != last else None), rec
+        last = name
+
+
 def html_fragment(records: list[dict]) -> str:
-    """The records with their entities highlighted, as one ``<div class="uner">`` with its own scoped style
-    (for embedding, e.g. in a notebook; ``html_page`` wraps it in a page)."""
+    """The records with their entities highlighted, under a heading for each input file they name, as one
+    ``<div class="uner">`` with its own scoped style (for embedding, e.g. in a notebook; ``html_page`` wraps
+    it in a page)."""
     palette = ["#7aecec", "#bfeeb7", "#feca74", "#ff9561", "#aa9cfc", "#c887fb", "#9cc9cc", "#ffeb80", "#e4e7d2"]
     colours: dict[str, str] = {}
     body = []
-    for rec in records:
+    for name, rec in _file_starts(records):
+        if name is not None:
+            body.append(f'<h3 class="file">{html.escape(name)}</h3>')
         text, pos, parts = rec.get("text", ""), 0, []
         for ent in sorted(rec.get("entities", []), key=lambda e: e["start"]):
             colour = colours.setdefault(ent["type"], palette[len(colours) % len(palette)])
@@ -65,9 +79,12 @@ def html_page(records: list[dict], title: str = "uner entities") -> str:
 
 
 def conll_text(records: Iterable[dict], nlp) -> str:
-    """``word<TAB>IOB2 tag`` lines, words from ``nlp``'s tokenizer (spaces dropped), a blank line after each record."""
+    """``word<TAB>IOB2 tag`` lines, words from ``nlp``'s tokenizer (spaces dropped), a blank line after each record
+    and a ``# file = NAME`` line before the first record of each input file the records name."""
     lines: list[str] = []
-    for rec in records:
+    for name, rec in _file_starts(records):
+        if name is not None:
+            lines.append(f"# file = {name}")
         doc = nlp.make_doc(rec["text"])
         words = [t for t in doc if not t.is_space]
         tags = bio_tags([(t.idx, t.idx + len(t.text)) for t in words], rec["entities"])
@@ -75,75 +92,42 @@ def conll_text(records: Iterable[dict], nlp) -> str:
     return "\n".join(lines)
 
 
-def resume_point(partial: Path) -> int:
-    """Complete JSON lines in a partial output file; a torn last line is cut off."""
-    if not partial.is_file():
-        return 0
-    data = partial.read_bytes()
-    keep = data[: data.rfind(b"\n") + 1]
-    if len(keep) != len(data):
-        partial.write_bytes(keep)
-    return keep.count(b"\n")
+class WriteError(RuntimeError):
+    """The output could not be written (a full disk, a folder gone …): one line naming the file and the error."""
 
-
-class OutputInUseError(RuntimeError):
-    """Another run is writing the same output file."""
-
-
-def check_output(out: str) -> None:
-    """ValueError (one line) unless ``out`` is ``-`` or a file path in an existing, writable folder."""
-    if out == "-":
-        return
-    path = Path(out)
-    if path.is_dir():
-        raise ValueError(f"{out}: is a directory; give an output file name")
-    if not path.parent.is_dir():
-        raise ValueError(f"{out}: folder {path.parent} does not exist")
-    if not os.access(path.parent, os.W_OK | os.X_OK):
-        raise ValueError(f"{out}: folder {path.parent} is not writable")
-
-
-def _lock(path: Path, out: str) -> int:
-    """An open descriptor of ``path`` (created if missing) under an exclusive lock; OutputInUseError at once
-    when another process holds it. The kernel drops the lock when its holder dies, even by kill -9."""
-    while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            raise OutputInUseError(f"{out}: another uner run is writing it ({path.name} is locked)") from None
-        with contextlib.suppress(FileNotFoundError):
-            if os.stat(path).st_ino == os.fstat(fd).st_ino:
-                return fd
-        os.close(fd)  # the file was renamed or removed by the run that held it: lock the one there now
+    def __init__(self, path: str | Path, exc: OSError) -> None:
+        reason = f"[Errno {exc.errno}] {exc.strerror}" if exc.errno and exc.strerror else str(exc)
+        super().__init__(f"could not write {path}: {reason}")
 
 
 @contextlib.contextmanager
-def claim_partial(out: str, resume: bool) -> Iterator[tuple[Path | None, int]]:
-    """The ``OUT.partial`` file a run writes before renaming it to ``out`` (None for stdout), locked for the
-    run, and how many records it already holds: its complete lines with ``resume``, else 0 (a stale one is
-    emptied). A partial file left empty is removed at the end."""
-    if out == "-":
-        yield None, 0
-        return
-    partial = Path(out + ".partial")
-    fd = _lock(partial, out)
+def appending(path: Path) -> Iterator[Callable[[bytes], None]]:
+    """``append(data)`` to the end of ``path``, each call's data whole or not at all: an OSError (a full disk)
+    cuts the file back to where that call began (which needs no space) and raises WriteError."""
     try:
-        if not resume:
-            os.ftruncate(fd, 0)
-        yield partial, resume_point(partial) if resume else 0
-    finally:
-        with contextlib.suppress(FileNotFoundError):  # still ours (not renamed to ``out``) and empty: remove
-            if os.fstat(fd).st_size == 0 and os.stat(partial).st_ino == os.fstat(fd).st_ino:
-                partial.unlink()
-        os.close(fd)
+        handle = open(path, "ab", buffering=0)
+    except OSError as exc:
+        raise WriteError(path, exc) from None
+
+    def append(data: bytes) -> None:
+        start = handle.tell()
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[handle.write(view) :]
+        except OSError as exc:
+            with contextlib.suppress(OSError):  # (should even this fail, --resume cuts a torn last line off)
+                handle.truncate(start)
+            raise WriteError(path, exc) from None
+
+    with handle:
+        yield append
 
 
 @dataclass
 class Destination:
-    """Where a writer puts records: ``path`` (None: stdout), appended to for JSONL; JSONL flushes every
-    ``flush_every`` records; ``nlp`` gives the tokenizer of CoNLL words."""
+    """Where a writer puts records: ``path`` (None: stdout), appended to; JSONL writes ``flush_every`` records
+    at a time; ``nlp`` gives the tokenizer of CoNLL words."""
 
     path: Path | None
     flush_every: int = 64
@@ -152,20 +136,22 @@ class Destination:
 
 def write_jsonl(records: Iterable[dict], dest: Destination) -> None:
     """One JSON object per line, streaming (appends to a resumed file)."""
-    to_file = dest.path is not None
-    with open(dest.path, "a", encoding="utf-8") if to_file else contextlib.nullcontext(sys.stdout) as handle:
-        for n, rec in enumerate(records, 1):
-            handle.write(json.dumps(rec, ensure_ascii=False) + "\n")
-            if to_file and n % dest.flush_every == 0:
-                handle.flush()
+    lines = (json.dumps(rec, ensure_ascii=False) + "\n" for rec in records)
+    if dest.path is None:
+        sys.stdout.writelines(lines)
+        return
+    with appending(dest.path) as append:
+        for chunk in batched(lines, dest.flush_every):
+            append("".join(chunk).encode("utf-8"))
 
 
 def _write_text(text: str, dest: Destination) -> None:
-    """The whole text to the file, or echoed to stdout."""
+    """The whole text to the (empty) file, or echoed to stdout."""
     if dest.path is None:
         click.echo(text)  # as the CLI echoes: a final newline, ANSI codes stripped off a non-terminal
     else:
-        dest.path.write_text(text, encoding="utf-8")
+        with appending(dest.path) as append:
+            append(text.encode("utf-8"))
 
 
 def write_conll(records: Iterable[dict], dest: Destination) -> None:

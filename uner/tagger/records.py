@@ -70,9 +70,10 @@ def _given_spans(rec: Record) -> list[tuple[int, int]]:
 def tag_records(tagger: BaseTagger, records: Iterable[Record], *, inline: bool = False, batch_size: int = 64,
                 explain: bool = False, max_chars: int = 100_000, cache_block: int = CACHE_BLOCK,
                 rejected: bool = False) -> Iterator[dict]:
-    """Output record per input record (same order): ``{"id", "text", "entities"}`` plus ``error`` for bad input,
-    and with ``rejected`` a ``rejected`` list: the candidate spans that are not entities, with their top type
-    (a not-entity label included), share and whether they were name-like (``named``).
+    """Output record per input record (same order): ``{"id", "text", "entities"}`` (after the record's ``file``
+    when it has one) plus ``error`` for bad input, and with ``rejected`` a ``rejected`` list: the candidate spans
+    that are not entities, with their top type (a not-entity label included), share and whether they were
+    name-like (``named``).
 
     Given spans come from a record's ``spans`` field (``[[start, end], …]`` or ``[{"start", "end"}, …]``) or,
     with ``inline``, from ``term:__entity__`` marks in the text. Batches (``batch_size`` records) and
@@ -113,6 +114,8 @@ def tag_records(tagger: BaseTagger, records: Iterable[Record], *, inline: bool =
         if n % block == 0 and n:
             cache = PredictionCache()  # (after the flush of the block's last batch)
         out = {"id": rec.id, "text": rec.text, "entities": []}
+        if rec.file is not None:  # (a folder's or glob's files: ids may repeat across them)
+            out = {"file": rec.file, **out}
         spans = None
         if rec.error:
             out["error"] = rec.error
