@@ -1,8 +1,10 @@
-"""The user cache: the suite never writes the real one (tests/conftest.py's ``user_cache``)."""
+"""The user cache: the suite never writes the real one (tests/conftest.py's ``user_cache``), and a neighbour graph
+is cached by the model's content, so every copy of a model shares one."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -26,3 +28,23 @@ def test_the_suite_caches_in_a_temporary_folder_and_subprocesses_too(user_cache,
     assert shown.stdout.strip() == str(session_cache)
     assert folder_listing(user_cache) == before
 
+
+def test_the_graph_cache_is_keyed_by_the_weights_not_by_file_times(tmp_path):
+    """A clone and a wheel install of one model (same bytes, other times) share a graph; other weights get another."""
+    def model(root: str, weights: bytes, mtime: int) -> Path:
+        folder = tmp_path / root / "uner-minilm-l6"
+        folder.mkdir(parents=True)
+        (folder / "config.json").write_text("{}")
+        (folder / "model.safetensors").write_bytes(weights)
+        for f in folder.iterdir():
+            os.utime(f, ns=(mtime, mtime))
+        return folder
+
+    clone = model("clone", b"weights" * 1000, 1_000_000_000_000_000_000)
+    wheel = model("site-packages", b"weights" * 1000, 1_700_000_000_000_000_000)
+    assert graph_cache_dir(clone) == graph_cache_dir(wheel)
+    assert graph_cache_dir(clone).parent == user_cache_dir() / "graphs"
+    retrained = model("retrained", b"weights" * 999 + b"WEIGHTS", 1_000_000_000_000_000_000)
+    assert graph_cache_dir(retrained) != graph_cache_dir(clone)
+    shutil.copy(retrained / "model.safetensors", clone / "model.safetensors")  # the same path, rewritten
+    assert graph_cache_dir(clone) == graph_cache_dir(retrained)
