@@ -7,11 +7,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..tagger import SetupError, TagOptions, tag_file
-from ..tagger.records import ModelFailure
 from ._engine import TAG_ENGINES, AddressOpt, CpusPerActorOpt, NumActorsOpt, TagEngineOpt, engine_settings
 from ._util import (DomainOpt, EnsembleOpt, LabelsOpt, MinScoreOpt, ModelOpt, SpanPolicyOpt, StagesOpt, TopKOpt, app,
-                    fail, parse_stages, tagger_config)
+                    check_paths, fail, parse_stages)
 
 
 @app.command()
@@ -46,6 +44,10 @@ def tag(
     threads: Annotated[Optional[int], typer.Option(min=1, help="Torch threads per process (default: torch's).")] = None,
 ) -> None:
     """Tag entities: one output record per input line, in order; bad lines get an error field."""
+    check_paths(input, out)  # at once, before the model layers below load (seconds)
+    from ..tagger import SetupError, TagOptions, tag_file
+    from ..tagger.records import ModelFailure
+    from ._load import tagger_config
     if engine == "student" and ensemble:
         fail("--ensemble combines masked-LM taggers; it does not apply to --engine student")
     config = tagger_config(domain, span_policy, min_score, top_k, model, labels, stages)

@@ -12,10 +12,10 @@ from collections.abc import Iterable, Iterator
 
 from tqdm.auto import tqdm
 
-from ..io import FileRecords, MissingExtra
+from ..io import FileRecords, MissingExtra, check_output
 from ..models import ModelNotFoundError, load_settings
 from ..spans import load_spacy
-from .formats import WRITERS, Destination, OutputInUseError, check_output, claim_partial, format_for
+from .formats import WRITERS, Destination, OutputInUseError, claim_partial, format_for
 from .records import TagOptions
 from .runners import RUNNERS, make_runner
 

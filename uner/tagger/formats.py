@@ -90,19 +90,6 @@ class OutputInUseError(RuntimeError):
     """Another run is writing the same output file."""
 
 
-def check_output(out: str) -> None:
-    """ValueError (one line) unless ``out`` is ``-`` or a file path in an existing, writable folder."""
-    if out == "-":
-        return
-    path = Path(out)
-    if path.is_dir():
-        raise ValueError(f"{out}: is a directory; give an output file name")
-    if not path.parent.is_dir():
-        raise ValueError(f"{out}: folder {path.parent} does not exist")
-    if not os.access(path.parent, os.W_OK | os.X_OK):
-        raise ValueError(f"{out}: folder {path.parent} is not writable")
-
-
 def _lock(path: Path, out: str) -> int:
     """An open descriptor of ``path`` (created if missing) under an exclusive lock; OutputInUseError at once
     when another process holds it. The kernel drops the lock when its holder dies, even by kill -9."""
