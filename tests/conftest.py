@@ -42,13 +42,14 @@ def folder_listing(folder: Path) -> dict[str, tuple[int, int]]:
 def user_cache(tmp_path_factory) -> Path:
     """The user's real cache folder, which no test may change: for the whole session (session fixtures and
     subprocesses, which inherit the environment, included) ``$UNER_CACHE_DIR`` points at a temporary folder
-    instead, and the session fails at its end if the real folder's listing, sizes or times changed. (One
-    folder for the session, so that a cached dtype measurement is made once; a test that needs an empty
-    cache sets its own.)"""
+    instead (and ``$IPYTHONDIR``, which a notebook kernel writes, at another), and the session fails at its end if
+    the real folder's listing, sizes or times changed. (One folder for the session, so that a cached dtype
+    measurement is made once; a test that needs an empty cache sets its own.)"""
     real = user_cache_dir()
     before = folder_listing(real)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("UNER_CACHE_DIR", str(tmp_path_factory.mktemp("user-cache")))
+        mp.setenv("IPYTHONDIR", str(tmp_path_factory.mktemp("ipython")))  # (the notebook test's kernel profile)
         yield real
     assert folder_listing(real) == before, f"the test session changed the user cache {real}"
 
