@@ -1,4 +1,5 @@
-"""Shared fixtures: a tiny random BERT-family model saved to a real folder, and a tiny corpus."""
+"""Shared fixtures: the user cache kept out of reach, a tiny random BERT-family model saved to a real folder, and a
+tiny corpus."""
 
 from __future__ import annotations
 
@@ -23,10 +24,34 @@ from transformers import (
     RobertaForMaskedLM,
 )
 
+from uner.paths import user_cache_dir
+
 WORDS = ("the a of in is to and was capital city country river paris london france england tokyo japan "
          "berlin germany obama visited with executives toyota aspirin treats headaches disease drug "
          "patient gene protein cell study results showed that were by for on at from").split()
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+
+
+def folder_listing(folder: Path) -> dict[str, tuple[int, int]]:
+    """Every file and folder under ``folder`` (none if it is missing): relative path → (size, modification time)."""
+    return {str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns)
+            for p in folder.rglob("*")} if folder.is_dir() else {}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def user_cache(tmp_path_factory) -> Path:
+    """The user's real cache folder, which no test may change: for the whole session (session fixtures and
+    subprocesses, which inherit the environment, included) ``$UNER_CACHE_DIR`` points at a temporary folder
+    instead (and ``$IPYTHONDIR``, which a notebook kernel writes, at another), and the session fails at its end if
+    the real folder's listing, sizes or times changed. (One folder for the session, so that a cached dtype
+    measurement is made once; a test that needs an empty cache sets its own.)"""
+    real = user_cache_dir()
+    before = folder_listing(real)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("UNER_CACHE_DIR", str(tmp_path_factory.mktemp("user-cache")))
+        mp.setenv("IPYTHONDIR", str(tmp_path_factory.mktemp("ipython")))  # (the notebook test's kernel profile)
+        yield real
+    assert folder_listing(real) == before, f"the test session changed the user cache {real}"
 
 
 def make_tokenizer(folder: Path) -> BertTokenizerFast:

@@ -1,5 +1,6 @@
 """The package's shape (docs/design.md §7), read from the code's own imports: no cycle between its parts,
-imports point down the layers only, no module over 400 lines, function-level imports only for optional extras."""
+imports point down the layers only, no module over 400 lines, function-level imports only for optional extras
+and for the model layers of a command whose early errors come first."""
 
 from __future__ import annotations
 
@@ -22,6 +23,13 @@ LAYERS = [
     {"cli", "spacy_component", "__init__"},
 ]
 OPTIONAL = {"ray", "selenium", "matplotlib", "onnxruntime", "uvicorn", "IPython"}  # extras: imported where used
+# The command line tells a bad option or a missing file before torch and spaCy load (seconds): it imports a
+# command's module only when the command runs (uner/cli/_util.py COMMANDS), and what every command loads, with the
+# commands that check files first (`tag`), imports at its top only the light parts of uner and these modules;
+# such a command imports the layers it runs in its body, after its checks (tests/cli/test_early_errors.py).
+LIGHT_PARTS = {"paths", "checks", "io"}
+LIGHT_CLI = {"uner.cli", "uner.cli.__main__", "uner.cli._util", "uner.cli._engine", "uner.cli._config", "uner.cli.tag"}
+HEAVY_LIBRARIES = {"torch", "transformers", "spacy"}
 MAX_LINES = 400
 
 
@@ -94,12 +102,23 @@ def test_no_module_is_over_400_lines():
     assert not long, long
 
 
-def test_only_optional_extras_are_imported_inside_functions():
+def test_only_optional_extras_and_the_light_cli_s_model_layers_are_imported_inside_functions():
     """Everything uner needs is imported at the top of its module (an import cycle is mended by moving the shared
-    code down a layer, not by a late import); only an optional extra waits until the function that uses it runs."""
+    code down a layer, not by a late import); only an optional extra waits until the function that uses it runs,
+    and a light command (LIGHT_CLI) imports the parts of uner it runs in its body."""
     late = [f"{path.relative_to(PACKAGE.parent)} imports {name} inside a function" for path in _files()
-            for name, inner in _imports(path) if inner and name.split(".")[0] not in OPTIONAL]
+            for name, inner in _imports(path) if inner and name.split(".")[0] not in OPTIONAL
+            and not (_module(path) in LIGHT_CLI and name.split(".")[0] == "uner")]
     assert not late, late
+
+
+def test_what_every_command_loads_imports_no_model_layer_at_its_top():
+    heavy = [f"{_module(path)} imports {name} at its top" for path in _files() if _module(path) in LIGHT_CLI
+             for name, inner in _imports(path) if not inner
+             and (name.split(".")[0] in HEAVY_LIBRARIES
+                  or name.split(".")[0] == "uner" and _part(name) not in LIGHT_PARTS and name not in LIGHT_CLI)]
+    assert not heavy, heavy
+    assert LIGHT_CLI <= {_module(path) for path in _files()}  # (no name in it is stale)
 
 
 def test_the_import_reader_resolves_relative_imports_and_sees_function_level_ones(tmp_path):

@@ -1,14 +1,32 @@
 """uner: unsupervised named-entity recognition with masked language models.
 
 The public API, one import away: ``Tagger.from_pretrained()`` tags text, ``MaskedLM`` reads a
-masked LM, ``embed`` makes sentence vectors, ``LabelsFolder`` holds a model's labels.
+masked LM, ``embed`` makes sentence vectors, ``LabelsFolder`` holds a model's labels. Each name is
+imported on first use (PEP 562), so ``import uner`` and the command line's parsing and early errors
+do not wait seconds for torch, transformers and spaCy.
 """
 
-from .labels import LabelsFolder
-from .models import DEFAULT_MODEL, Backend, MaskedLM, MaskPrediction, ModelNotFoundError, resolve_model
-from .tagger import Ensemble, Entity, Tagger, TaggerConfig
-from .vectors import Pooling, Whitening, embed
+from __future__ import annotations
 
-__all__ = ["DEFAULT_MODEL", "Backend", "Ensemble", "Entity", "LabelsFolder", "MaskPrediction", "MaskedLM",
-           "ModelNotFoundError", "Pooling", "Tagger", "TaggerConfig", "Whitening", "embed", "resolve_model"]
+import importlib
+from typing import Any
+
+# public name -> the part of uner that defines it
+_API = {"DEFAULT_MODEL": "paths", "Backend": "models", "Ensemble": "tagger", "Entity": "tagger",
+        "LabelsFolder": "labels", "MaskPrediction": "models", "MaskedLM": "models", "ModelNotFoundError": "models",
+        "Pooling": "vectors", "Tagger": "tagger", "TaggerConfig": "tagger", "Whitening": "vectors",
+        "embed": "vectors", "resolve_model": "models"}
+__all__ = list(_API)
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _API:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_API[name]}", __name__), name)
+    globals()[name] = value  # (later lookups find it without this hook)
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_API})

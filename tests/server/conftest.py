@@ -104,8 +104,9 @@ def full_server(full_folder) -> Iterator[tuple[str, Path]]:
         yield base, full_folder
 
 
-def chromium_driver(width: int = 1280, height: int = 800):
-    """Headless chromium (Debian's package) through its chromedriver and Selenium; RuntimeError saying
+def chromium_driver(home: Path, width: int = 1280, height: int = 800):
+    """Headless chromium (Debian's package) through its chromedriver and Selenium, with ``home`` as its home
+    folder (it writes crash-report settings and dconf's cache there, not in the user's); RuntimeError saying
     what is missing."""
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     driver_path = shutil.which("chromedriver")
@@ -124,16 +125,18 @@ def chromium_driver(width: int = 1280, height: int = 800):
                 "--disable-extensions", "--no-proxy-server", "--disable-background-networking",
                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-default-apps"):
         options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+           "XDG_CACHE_HOME": str(home / ".cache")}
+    driver = webdriver.Chrome(service=Service(driver_path, env=env), options=options)
     driver.set_page_load_timeout(PAGE_LOAD_TIMEOUT)
     return driver
 
 
 @pytest.fixture(scope="session")
-def browser():
+def browser(tmp_path_factory):
     """The page's browser. Outside CI a missing browser skips (with the reason); with CI set it fails."""
     try:
-        driver = chromium_driver()
+        driver = chromium_driver(tmp_path_factory.mktemp("browser-home"))
     except RuntimeError as exc:
         if os.environ.get("CI"):
             pytest.fail(f"{exc}; CI must run the browser tests (.ci/run installs chromium chromium-driver)")

@@ -1,21 +1,44 @@
-"""What every command shares: the Typer app, common options, one-line failures, loaders that fail cleanly."""
+"""What every command shares: the Typer app (which imports a command's module only when it runs), common options,
+one-line failures, readers that fail cleanly. Light: no model layer is imported here (see ``_load``)."""
 
 from __future__ import annotations
 
+import importlib
 import os
 from pathlib import Path
 from typing import Annotated, Optional
 
 import numpy as np
 import typer
+from typer.core import TyperGroup
 
-from ..io import InputError, load_vectors, read_records, save_npy
-from ..labels import LabelsFolder
-from ..models import MaskedLM, ModelNotFoundError
-from ..tagger import TaggerConfig
-from ..vocab import NeighbourGraph, neighbour_graph
+from ..io import InputError, check_output, input_files, load_vectors, read_records, save_npy
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="Unsupervised NER with masked language models.")
+# command -> the module of uner.cli that defines it, in the order `uner --help` lists them
+COMMANDS = {"fill": "fill", "pretrain": "pretrain", "cluster": "cluster", "neighbors": "cluster", "embed": "vectors",
+            "search": "vectors", "classify": "vectors", "diagnose": "diagnose", "tag": "tag", "distill": "distill", "calibrate": "distill",
+            "eval": "evaluate", "relations": "relations", "synonyms": "synonyms", "annotate": "annotate",
+            "whiten": "vectors", "flow": "vectors", "labels": "labels"}
+
+
+class LazyCommands(TyperGroup):
+    """The ``uner`` group: every command of ``COMMANDS`` is known by name (None until loaded), and its module is
+    imported when the command is looked up (run, or listed by ``--help``), so that a command loads only the layers
+    it runs and a bad option or a missing file is reported before torch and spaCy load."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.commands = {name: None for name in COMMANDS} | dict(self.commands)
+
+    def get_command(self, ctx, name: str):
+        if name in COMMANDS and self.commands.get(name) is None:
+            importlib.import_module(f"{__package__}.{COMMANDS[name]}")  # (registers its commands on ``app``)
+            self.commands.update(typer.main.get_command(app).commands)
+        return self.commands.get(name)
+
+
+app = typer.Typer(cls=LazyCommands, add_completion=False, no_args_is_help=True,
+                  help="Unsupervised NER with masked language models.")
 
 
 @app.callback()
@@ -61,33 +84,23 @@ def parse_stages(stages: Optional[str]) -> Optional[tuple[str, ...]]:
     return tuple(n.strip() for n in stages.split(",") if n.strip() and n.strip() != "none")
 
 
-def tagger_config(domain: Optional[str], span_policy: Optional[str] = None, min_score: Optional[float] = None,
-                  top_k: Optional[int] = None, model: Optional[str] = None, labels: Optional[Path] = None,
-                  stages: Optional[str] = None):
-    """The domain's TaggerConfig (default: the one the labels were made for) with the options given on the
-    command line; exit 2 on a bad value."""
-    changes = {k: v for k, v in (("span_policy", span_policy), ("min_score", min_score), ("top_k", top_k),
-                                 ("stages", parse_stages(stages))) if v is not None}
-    try:
-        return TaggerConfig.for_labels(LabelsFolder.of(labels, model), domain, **changes)
-    except ValueError as exc:  # (LabelError too)
-        fail(str(exc))
-
-
 PoolingOpt = Annotated[str, typer.Option(help="cls-head | cls | mean | last-k-mean | first-last-mean")]
+
+
+def check_paths(input: str, out: str) -> None:
+    """Exit 2 with one line when ``input`` names nothing readable or ``out`` cannot be written: before a command
+    imports its model layers, so that these mistakes are told at once."""
+    try:
+        input_files(input)
+        check_output(out)
+    except (ValueError, OSError) as exc:  # (InputError is a ValueError)
+        fail(str(exc))
 
 
 def read_texts(path: str, input_format: Optional[str]) -> list[str]:
     try:
         return [r.text for r in read_records(path, input_format)]
     except (InputError, OSError) as exc:
-        fail(str(exc))
-
-
-def load_mlm(model: Optional[str]):
-    try:
-        return MaskedLM.from_pretrained(model)
-    except ModelNotFoundError as exc:
         fail(str(exc))
 
 
@@ -105,16 +118,3 @@ def map_vectors(vectors: Path, out: Path, fn) -> None:
     typer.echo(f"{result.shape[0]} vectors of dimension {result.shape[1]} -> {out}")
 
 
-def load_graph(folder: Optional[Path], model: Optional[str]):
-    """The neighbour graph in ``folder``; by default ``uner.vocab.neighbour_graph``'s: the one in the model's labels
-    folder, else the one in the user cache, built there on first use (the model's vocabulary, about a minute).
-    Exit 2 when there is none."""
-    def announce(cache: Path) -> None:
-        typer.echo(f"uner: building the neighbour graph of {model or 'the embedded model'} once, into {cache} "
-                   "(about a minute)", err=True)
-
-    try:
-        return NeighbourGraph.load(folder) if folder is not None else neighbour_graph(model, build=True,
-                                                                                     announce=announce)
-    except (FileNotFoundError, ModelNotFoundError) as exc:
-        fail(str(exc))

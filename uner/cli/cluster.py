@@ -10,7 +10,8 @@ import typer
 from ..models import ModelNotFoundError, term_normaliser
 from ..paths import ReadOnlyError
 from ..vocab import ClusterParams, ReviewedLabelsError, cluster_vocabulary, read_term_list
-from ._util import ModelOpt, app, fail, load_graph
+from ._load import load_graph
+from ._util import ModelOpt, app, fail
 
 
 @app.command()

@@ -8,7 +8,8 @@ from typing import Annotated, Optional
 import typer
 
 from ..vectors import diagnostics
-from ._util import ModelOpt, app, fail, load_mlm
+from ._load import load_mlm
+from ._util import ModelOpt, app, fail
 
 
 @app.command()

@@ -9,7 +9,8 @@ from typing import Annotated, Optional
 import typer
 
 from ..labels import LabelsFolder, term_types
-from ._util import ModelOpt, app, fail, load_mlm
+from ._load import load_mlm
+from ._util import ModelOpt, app, fail
 
 
 def read_lines(texts: Optional[list[str]], file: Optional[Path]) -> list[str]:

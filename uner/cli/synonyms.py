@@ -13,7 +13,8 @@ from ..labels import LabelsFolder, term_types
 from ..models import term_normaliser
 from ..paths import labels_dir
 from ..vocab import format_synonyms, synonym_records
-from ._util import ModelOpt, app, fail, load_graph, load_mlm
+from ._load import load_graph, load_mlm
+from ._util import ModelOpt, app, fail
 
 
 @app.command()

@@ -7,11 +7,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..tagger import SetupError, TagOptions, WriteError, tag_file
-from ..tagger.records import ModelFailure
 from ._engine import TAG_ENGINES, AddressOpt, CpusPerActorOpt, NumActorsOpt, TagEngineOpt, engine_settings
 from ._util import (DomainOpt, EnsembleOpt, LabelsOpt, MinScoreOpt, ModelOpt, SpanPolicyOpt, StagesOpt, TopKOpt, app,
-                    fail, parse_stages, tagger_config)
+                    check_paths, fail, parse_stages)
 
 
 @app.command()
@@ -50,6 +48,10 @@ def tag(
 
     Exit 0: all tagged; 1: some lines had errors; 2: the run could not start; 3: the output could not be written.
     """
+    check_paths(input, out)  # at once, before the model layers below load (seconds)
+    from ..tagger import SetupError, TagOptions, WriteError, tag_file
+    from ..tagger.records import ModelFailure
+    from ._load import tagger_config
     if engine == "student" and ensemble:
         fail("--ensemble combines masked-LM taggers; it does not apply to --engine student")
     config = tagger_config(domain, span_policy, min_score, top_k, model, labels, stages)

@@ -15,7 +15,8 @@ from ..vectors import (AdditiveFlow, NearestNeighbourClassifier, Pooling, Whiten
                        streamed_stats, top_k_similar)
 from ..vectors import embed as embed_texts
 from ._engine import EMBED_ENGINES, AddressOpt, CpusPerActorOpt, EmbedEngineOpt, NumActorsOpt, engine_settings
-from ._util import ModelOpt, PoolingOpt, app, fail, load_mlm, map_vectors, read_texts, read_vectors
+from ._load import load_mlm
+from ._util import ModelOpt, PoolingOpt, app, fail, map_vectors, read_texts, read_vectors
 
 whiten_app = typer.Typer(no_args_is_help=True, help="Fit or apply a whitening transform to vector files.")
 flow_app = typer.Typer(no_args_is_help=True, help="Fit or apply an additive-coupling flow to vector files.")

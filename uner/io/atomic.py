@@ -1,4 +1,4 @@
-"""Writing outputs safely: the one atomic write.
+"""Writing outputs safely: the one atomic write, and the check that an output file can be written.
 
 Every writer in uner goes through ``atomic_path`` (a temp file beside the target, renamed on
 success, removed on failure) or ``atomic_dir`` for folders, so a crash never leaves a half-written file."""
@@ -82,3 +82,16 @@ def save_npy(path: str | os.PathLike, array: np.ndarray) -> None:
     with atomic_path(path) as tmp:
         with open(tmp, "wb") as f:
             np.save(f, array, allow_pickle=False)
+
+
+def check_output(out: str) -> None:
+    """ValueError (one line) unless ``out`` is ``-`` or a file path in an existing, writable folder."""
+    if out == "-":
+        return
+    path = Path(out)
+    if path.is_dir():
+        raise ValueError(f"{out}: is a directory; give an output file name")
+    if not path.parent.is_dir():
+        raise ValueError(f"{out}: folder {path.parent} does not exist")
+    if not os.access(path.parent, os.W_OK | os.X_OK):
+        raise ValueError(f"{out}: folder {path.parent} is not writable")

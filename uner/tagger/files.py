@@ -13,11 +13,11 @@ from collections.abc import Iterable, Iterator
 
 from tqdm.auto import tqdm
 
-from ..io import FileRecords, MissingExtra
+from ..io import FileRecords, MissingExtra, check_output
 from ..models import ModelNotFoundError, load_settings
 from ..spans import load_spacy
 from .formats import WRITERS, Destination, format_for
-from .partial import OutputInUseError, ResumeMismatch, check_output, claim_partial, complete, run_record
+from .partial import OutputInUseError, ResumeMismatch, claim_partial, complete, run_record
 from .records import TagOptions
 from .runners import RUNNERS, make_runner
 

@@ -26,19 +26,6 @@ class ResumeMismatch(ValueError):
     """``--resume`` found a partial output made from another input or with other settings."""
 
 
-def check_output(out: str) -> None:
-    """ValueError (one line) unless ``out`` is ``-`` or a file path in an existing, writable folder."""
-    if out == "-":
-        return
-    path = Path(out)
-    if path.is_dir():
-        raise ValueError(f"{out}: is a directory; give an output file name")
-    if not path.parent.is_dir():
-        raise ValueError(f"{out}: folder {path.parent} does not exist")
-    if not os.access(path.parent, os.W_OK | os.X_OK):
-        raise ValueError(f"{out}: folder {path.parent} is not writable")
-
-
 def resume_point(partial: Path) -> int:
     """Complete JSON lines in a partial output file; a torn last line is cut off (a truncation: no space needed)."""
     if not partial.is_file():
