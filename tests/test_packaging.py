@@ -1,9 +1,11 @@
-"""Model packages (issue 40, item 1): the biomedical model, labels and student ship as their own distribution
+"""Packaging (issue 40, item 1): the biomedical model, labels and student ship as their own distribution
 (packages/uner-bio), found by name through the ``uner_models`` entry point once installed; a missing one gives
-one line with the install command; the main wheel keeps the default model, its labels and the general student."""
+one line with the install command; the main wheel keeps the default model, its labels and the general student.
+Dependencies are ranges; the CPU build of torch is pinned only in the install command (README and CI alike)."""
 
 from __future__ import annotations
 
+import re
 import sys
 import tomllib
 from pathlib import Path
@@ -96,3 +98,14 @@ def test_the_wheels_split_the_models_as_uner_paths_expects():
     assert all((ROOT / "packages" / "uner-bio" / src).resolve().is_dir() for src in packaged)
     assert bio["project"]["entry-points"][paths.MODEL_PACKAGE_GROUP] == {"uner-bio": "uner_bio"}
     assert main["project"]["optional-dependencies"]["bio"] == ["uner-bio>=0.1"]
+
+
+def test_dependencies_are_ranges_and_the_cpu_torch_pin_only_in_the_install_command():
+    """A library installs beside its users' torch and Ray; CI installs exactly as the README says."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = [d for d in project["dependencies"] + sum(project["optional-dependencies"].values(), [])
+              if re.match(r"(torch|ray)\b", d)]
+    assert wanted == ["torch>=2.6", "ray[data]>=2.44"]
+    install = re.search(r"```bash\n(python3 -m venv .*)\n```", (ROOT / "README.md").read_text()).group(1)
+    assert "pip install -q torch==2.13.0 -e \".[dev]\"" in install
+    assert install in (ROOT / ".ci" / "run").read_text().splitlines()
