@@ -22,7 +22,7 @@ DEFAULT_MODEL = "uner-minilm-l6"
 STUDENT_MODEL = "uner-student"  # the shipped student tagger (a spaCy pipeline folder, uner distill)
 _PACKAGE_DIR = Path(__file__).resolve().parent
 MODEL_DIRS = (_PACKAGE_DIR / "_models", _PACKAGE_DIR.parent / "models")
-MODEL_PACKAGE_GROUP = "uner_models"  # entry points of the model packages: distribution name = its Python package
+MODEL_PACKAGE_GROUP = "uner_models"  # model packages' entry points: distribution = Python package with models/, labels/
 # models shipped in their own package (not in the uner wheel): model → the extra that installs it
 PACKAGED_MODELS = {"uner-bio": "bio", "uner-student-bio": "bio"}
 
