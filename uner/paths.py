@@ -1,10 +1,12 @@
 """Where models and labels live, and the file names inside a labels folder.
 
 The one owner of these facts: every module asks here instead of spelling a path.
-Embedded models sit in ``models/`` of the source tree or ``uner/_models`` of a wheel
-install; each has its labels in the sibling ``labels/`` (``uner/_labels``) folder. An installed
-package is read-only: derived data goes to the user cache folder (``user_cache_dir``) and writable
-labels to the working directory (``writable_labels_dir``).
+Shipped models sit in ``models/`` of the source tree, ``uner/_models`` of a wheel install (the default model and
+the general student) or ``models/`` of an installed model package (``uner-bio``: the biomedical model and student);
+each has its labels in the sibling ``labels/`` (``uner/_labels``) folder. A model package is any distribution
+that names its Python package in the ``uner_models`` entry point group, found by name as spaCy's model packages
+are. An installed package is read-only: derived data goes to the user cache folder (``user_cache_dir``) and
+writable labels to the working directory (``writable_labels_dir``).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+from importlib import metadata
 from pathlib import Path
 
 from platformdirs import user_cache_dir as platform_cache
@@ -20,6 +23,9 @@ DEFAULT_MODEL = "uner-minilm-l6"
 STUDENT_MODEL = "uner-student"  # the shipped student tagger (a spaCy pipeline folder, uner distill)
 _PACKAGE_DIR = Path(__file__).resolve().parent
 MODEL_DIRS = (_PACKAGE_DIR / "_models", _PACKAGE_DIR.parent / "models")
+MODEL_PACKAGE_GROUP = "uner_models"  # model packages' entry points: distribution = Python package with models/, labels/
+# models shipped in their own package (not in the uner wheel): model → the extra that installs it
+PACKAGED_MODELS = {"uner-bio": "bio", "uner-student-bio": "bio"}
 
 # files of a labels folder (docs/design.md §4)
 TYPES_FILE = "types.yaml"
@@ -35,10 +41,32 @@ STAGES_DIR = "stages"  # the post-typing stages' word lists, <stage or list name
 SCORES_KEY = "uner_scores"  # a student doc's doc.spans group: its entities with their raw confidences
 
 
+def model_roots() -> list[Path]:
+    """The folders that hold shipped models, searched in this order: the wheel's ``uner/_models``, the source
+    tree's ``models/``, then the ``models/`` folder of each installed model package."""
+    return [*MODEL_DIRS, *package_model_dirs()]
+
+
+def package_model_dirs() -> list[Path]:
+    """The ``models/`` folders of the installed model packages: those of the Python packages named by the
+    ``uner_models`` entry points on ``sys.path``."""
+    found: list[Path] = []
+    for entry in metadata.entry_points(group=MODEL_PACKAGE_GROUP):
+        folder = Path(entry.load().__file__).resolve().parent / "models"
+        if folder not in found:
+            found.append(folder)
+    return found
+
+
+def _labels_root(models: Path) -> Path:
+    """The labels folder beside a folder of models (``_models`` → ``_labels``, ``models`` → ``labels``)."""
+    return models.with_name(models.name.replace("models", "labels"))
+
+
 def embedded_models() -> dict[str, Path]:
-    """Models shipped with uner: name → folder (wheel installs first, then the source tree)."""
+    """Shipped masked LMs: name → folder (the first of ``model_roots`` that has it)."""
     found: dict[str, Path] = {}
-    for root in MODEL_DIRS:
+    for root in model_roots():
         if root.is_dir():
             for d in sorted(root.iterdir()):
                 if (d / "config.json").is_file():
@@ -47,26 +75,36 @@ def embedded_models() -> dict[str, Path]:
 
 
 def student_dir(name: str = STUDENT_MODEL) -> Path:
-    """The shipped student pipeline's folder (wheel install first, then the source tree)."""
-    for root in MODEL_DIRS:
+    """A shipped student pipeline's folder (the first of ``model_roots`` that has it; else the source tree's
+    path, which does not exist)."""
+    for root in model_roots():
         if (root / name / "meta.json").is_file():
             return root / name
     return MODEL_DIRS[1] / name
 
 
+def missing_package_hint(name: str) -> str | None:
+    """For a model that ships in its own package which is not installed: one line saying how to install it
+    (None for any other name)."""
+    if name not in PACKAGED_MODELS or any((root / name).is_dir() for root in model_roots()):
+        return None
+    extra = PACKAGED_MODELS[name]
+    return (f"model {name!r} is in the uner-{extra} package, which is not installed: pip install 'uner[{extra}]' "
+            f"(or, from a uner checkout, pip install packages/uner-{extra})")
+
+
 def labels_dir(model_name: str | None = None) -> Path:
-    """A model's labels folder: an embedded model's shipped one (source tree ``labels/<model>/``, or
-    ``uner/_labels/<model>/`` in a wheel install); for any other model ``./labels/<model>/``."""
+    """A model's labels folder: a shipped model's own (the ``labels/<model>/`` beside the ``models/`` folder
+    that has it: source tree, ``uner/_labels`` or a model package); for any other model ``./labels/<model>/``."""
     name = Path(model_name or DEFAULT_MODEL).name
-    if (MODEL_DIRS[1] / name).is_dir():
-        return MODEL_DIRS[1].parent / "labels" / name
-    if (MODEL_DIRS[0] / name).is_dir():
-        return MODEL_DIRS[0].parent / "_labels" / name
+    for root in model_roots():
+        if (root / name).is_dir():
+            return _labels_root(root) / name
     return Path("labels") / name
 
 
 def shipped_labels_dirs() -> list[Path]:
-    """The labels folders of the embedded models, the default model's first."""
+    """The labels folders of the shipped models, the default model's first."""
     names = sorted(embedded_models(), key=lambda n: n != DEFAULT_MODEL)
     return [labels_dir(n) for n in names]
 
@@ -76,10 +114,11 @@ class ReadOnlyError(PermissionError):
 
 
 def is_installed_copy(path: str | os.PathLike) -> bool:
-    """Whether ``path`` lies inside the installed package's shipped models or labels (``uner/_models``,
-    ``uner/_labels`` of a wheel install), which no command may change."""
+    """Whether ``path`` lies inside installed models or labels (``uner/_models``, ``uner/_labels`` of a wheel
+    install, or a model package's ``models/``, ``labels/``), which no command may change."""
     resolved = Path(path).resolve()
-    return any(resolved.is_relative_to(_PACKAGE_DIR / d) for d in ("_models", "_labels"))
+    installed = [MODEL_DIRS[0], *package_model_dirs()]
+    return any(resolved.is_relative_to(d) for root in installed for d in (root, _labels_root(root)))
 
 
 def writable_labels_dir(model_name: str | None = None) -> Path:

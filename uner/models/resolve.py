@@ -22,7 +22,7 @@ from huggingface_hub import snapshot_download
 from transformers import AutoConfig, AutoModel, AutoTokenizer, PretrainedConfig
 
 from ..io import atomic_write_text
-from ..paths import DEFAULT_MODEL, embedded_models, user_cache_dir
+from ..paths import DEFAULT_MODEL, embedded_models, missing_package_hint, user_cache_dir
 
 BF16_MARGIN = 1.1  # bf16 must be this much faster to be chosen: it also rounds predictions a little
 DTYPE_CACHE = "dtype.json"
@@ -132,7 +132,8 @@ def resolve_model(name_or_path: str | os.PathLike | None = None) -> str:
 
     Order: an existing folder; an embedded model; the local Hugging Face cache;
     the hub (only when ``HF_HUB_OFFLINE`` is not set). Raises ModelNotFoundError
-    with one line naming every place that was tried.
+    with one line naming every place that was tried, or, for a model of a model package that is not
+    installed (``uner-bio``), saying how to install it.
     """
     name = str(name_or_path) if name_or_path is not None else DEFAULT_MODEL
     path = Path(name).expanduser()
@@ -143,6 +144,8 @@ def resolve_model(name_or_path: str | os.PathLike | None = None) -> str:
     shipped = embedded_models()
     if name in shipped:
         return str(shipped[name])
+    if hint := missing_package_hint(name):
+        raise ModelNotFoundError(hint)
     tried = [f"folder {path} (missing)", f"embedded models {sorted(shipped) or '(none)'}"]
     try:
         return snapshot_download(name, local_files_only=True)

@@ -23,7 +23,7 @@ import yaml
 
 from ..io import atomic_write_text
 from ..labels import LabelsFolder
-from ..paths import SCORES_KEY, STAGES_DIR, student_dir
+from ..paths import SCORES_KEY, STAGES_DIR, missing_package_hint, student_dir
 from .config import TaggerConfig
 from .scoring import Entity
 from .stages import check_stage_types, load_stages, run_stages
@@ -59,13 +59,16 @@ class Student:
     def from_pretrained(cls, path: str | Path | None = None, stages: tuple[str, ...] | None = None,
                         min_score: float | None = None) -> Student:
         """A folder written by ``uner distill``, or a shipped student by name (default ``uner-student``;
-        ``uner-student-bio`` for biomedical text). ``stages``: the post-typing stages (default: the ``stages`` of
-        the folder's ``tagger.yaml``, else those of its ``domain``); ``min_score`` as for ``Student``."""
+        ``uner-student-bio`` for biomedical text, from the uner-bio package). ``stages``: the post-typing stages
+        (default: the ``stages`` of the folder's ``tagger.yaml``, else those of its ``domain``); ``min_score`` as for
+        ``Student``."""
         folder = student_dir() if path is None else Path(path)
         if path is not None and not folder.exists() and (student_dir(str(path)) / "meta.json").is_file():
             folder = student_dir(str(path))
         if not (folder / "meta.json").is_file():
-            raise FileNotFoundError(f"{folder}: not a student pipeline folder (no meta.json); train one with uner distill")
+            hint = missing_package_hint(str(path)) if path is not None and not folder.exists() else None
+            raise FileNotFoundError(hint or f"{folder}: not a student pipeline folder (no meta.json); train one "
+                                            "with uner distill")
         settings = LabelsFolder(folder)  # (its tagger.yaml: the domain the teacher taught with, maybe its stages)
         try:
             stages = settings.stages() if stages is None else stages
