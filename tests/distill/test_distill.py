@@ -15,6 +15,7 @@ from spacy.tokens import DocBin
 
 from tests.helpers import UNER, uner
 from uner.distill import DistillConfig, SelectConfig, distill, select
+from uner.labels import LabelsFolder
 from uner.tagger import Student
 from uner.distill.sample import split_headline
 
@@ -142,6 +143,8 @@ def test_pipeline_student_learns_the_teachers_labels(tiny, tmp_path):
     for ent in recs[0]["entities"]:
         assert set(ent) == {"text", "start", "end", "type", "subtype", "score"}
         assert recs[0]["text"][ent["start"]:ent["end"]] == ent["text"]
+        assert 0 < ent["score"] <= 1  # on the teacher's scale: the score map fitted on teach.jsonl
+    assert LabelsFolder(out).score_map() is not None and LabelsFolder(out).default_domain() == "general"
 
 
 def test_teacher_vectors_keep_whole_words_with_their_types(tmp_path):

@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from uner.models import Backend, MaskedLM, head_logits, head_transform
+from uner.models.hf import PAD_MULTIPLE
 
 TEXTS = [
     "paris is the [MASK] of france .",
@@ -65,7 +66,8 @@ def test_batches_respect_token_budget_and_sort_by_length(tiny_model_dir):
         rows, width = batch.input_ids.shape
         assert rows == 1 or rows * width <= 40
         lengths = [len(ids[i]) for i in batch.index]
-        assert width == max(lengths)
+        assert width == min(-(-max(lengths) // PAD_MULTIPLE) * PAD_MULTIPLE, mlm.max_length)  # few distinct shapes
+        assert batch.attention_mask.sum(1).tolist() == lengths
         seen.extend(batch.index)
     assert sorted(seen) == list(range(len(ids)))
     assert [len(ids[i]) for i in seen] == sorted(len(s) for s in ids)

@@ -54,5 +54,5 @@ def calibrate_student(folder: str | Path, teacher_output: str | Path, limit: int
     path = LabelsFolder(Path(folder)).tagger_path
     doc = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else {"domain": student.domain}
     doc["score_map"] = [list(k) for k in knots]
-    atomic_write_text(path, yaml.safe_dump(doc, sort_keys=False))
+    atomic_write_text(path, yaml.safe_dump(doc, sort_keys=False, default_flow_style=None))
     return knots

@@ -170,7 +170,10 @@ def distill(config: DistillConfig, work: str | Path, out: str | Path,
     write_student_domain(out, config.domain)
     if config.dev:
         set_o_bias(out, bias)
-    log(f"score map: {calibrate_student(out, work / 'teach.jsonl')}")
+    try:
+        log(f"score map: {calibrate_student(out, work / 'teach.jsonl')}")
+    except ValueError as exc:  # (a student or teacher that found nothing: raw confidences stay)
+        log(f"no score map: {exc}")
     atomic_write_text(out / "MODEL_CARD.md", model_card(config, work, scores, chosen, biases,
                                                         bias if config.dev else None))
     log(f"student: {out} (round {chosen})")

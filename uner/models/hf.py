@@ -12,6 +12,8 @@ means the library, never this module.)
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -32,6 +34,18 @@ MODEL_FAILURES = (MemoryError, torch.OutOfMemoryError)  # the model itself faili
 
 CPU_BATCH_TOKENS = 1024  # per thread: ~1k tokens of 384-1536-wide activations stay in a core's cache
 GPU_BATCH_TOKENS = 8192
+PAD_MULTIPLE = 8  # batch widths are padded to a multiple of this: few distinct shapes, so oneDNN's kernels and the
+# heap are reused instead of made anew for every width (a long teacher run's memory then stays flat)
+ONEDNN_CACHE = "8"  # oneDNN primitives kept per process (its default, 1024, grows with every new shape)
+_LIBC = ctypes.CDLL(ctypes.util.find_library("c") or None)
+
+
+def release_memory() -> None:
+    """Hand the heap's freed pages back to the OS (glibc's ``malloc_trim``; nothing elsewhere): batches of varied
+    shapes leave freed tensor memory scattered, and without this a long run's resident memory creeps up."""
+    trim = getattr(_LIBC, "malloc_trim", None)
+    if trim is not None:
+        trim(0)
 
 
 def load_settings(name_or_path: str | os.PathLike | None = None, dtype: str | torch.dtype | None = None,
@@ -108,6 +122,8 @@ class MaskedLM:
         self.model = model.eval().to(device)
         self.tokenizer = tokenizer
         self.device = torch.device(device)
+        if self.device.type == "cpu":  # (read when oneDNN makes its first primitive; a user's setting wins)
+            os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY", ONEDNN_CACHE)
         if max_batch_tokens is None:  # CPU: scale with the threads that share the batch
             max_batch_tokens = (min(CPU_BATCH_TOKENS * torch.get_num_threads(), GPU_BATCH_TOKENS)
                                 if self.device.type == "cpu" else GPU_BATCH_TOKENS)
@@ -202,17 +218,19 @@ class MaskedLM:
         return ids
 
     def batches(self, ids: Sequence[Sequence[int]]) -> Iterator[Batch]:
-        """Sort by length and yield padded batches whose padded size stays within ``max_batch_tokens``."""
+        """Sort by length and yield padded batches whose padded size (widths rounded up to ``PAD_MULTIPLE``, within
+        the model window) stays within ``max_batch_tokens``."""
         lengths = [len(seq) for seq in ids]
+        widths = [min(-(-n // PAD_MULTIPLE) * PAD_MULTIPLE, max(n, self.max_length)) for n in lengths]
         order = sorted(range(len(ids)), key=lengths.__getitem__)
         pad = self.tokenizer.pad_token_id or 0
         start = 0
         while start < len(order):
             end = start + 1
-            while end < len(order) and lengths[order[end]] * (end - start + 1) <= self.max_batch_tokens:
+            while end < len(order) and widths[order[end]] * (end - start + 1) <= self.max_batch_tokens:
                 end += 1
             members = order[start:end]
-            width = lengths[members[-1]]
+            width = widths[members[-1]]
             input_ids = np.full((len(members), width), pad, dtype=np.int64)
             for row, i in enumerate(members):
                 input_ids[row, : lengths[i]] = ids[i]

@@ -87,7 +87,7 @@ class Student:
         doc = {"domain": self.domain, "stages": list(self.stages)}
         if self.score_map:
             doc["score_map"] = [list(k) for k in self.score_map]
-        atomic_write_text(LabelsFolder(out).tagger_path, yaml.safe_dump(doc, sort_keys=False))
+        atomic_write_text(LabelsFolder(out).tagger_path, yaml.safe_dump(doc, sort_keys=False, default_flow_style=None))
         return out
 
     def tag(self, texts: Iterable[str], spans: Iterable[list[tuple[int, int]] | None] | None = None, *,
