@@ -82,22 +82,16 @@ def test_cli_keeps_order_and_count_with_bad_lines(tiny, tmp_path):
     assert "spans" in recs[5]["error"]
 
 
-def test_resume_after_interruption_gives_the_same_file(tiny, tmp_path):
+def test_worker_processes_give_the_same_file(tiny, tmp_path):
+    """(Interrupted runs and --resume, byte-identical: tests/tagger/test_resume.py.)"""
     inp = tmp_path / "in.txt"
     inp.write_text("\n".join(TEXTS * 5) + "\n")
     full = tmp_path / "full.jsonl"
     args = ["--model", str(tiny[0]), "--labels", str(tiny[1]), "--batch-size", "3"]
     assert uner("tag", str(inp), "-o", str(full), *args).returncode == 0
-    lines = full.read_text().splitlines(keepends=True)
-    out = tmp_path / "part.jsonl"
-    Path(str(out) + ".partial").write_text("".join(lines[:7]) + lines[7][:20])  # killed mid-line
-    assert not out.exists()
-    res = uner("tag", str(inp), "-o", str(out), "--resume", *args)
-    assert res.returncode == 0, res.stderr
-    assert out.read_text() == full.read_text() and not Path(str(out) + ".partial").exists()
     workers = tmp_path / "workers.jsonl"
     assert uner("tag", str(inp), "-o", str(workers), "--workers", "2", *args).returncode == 0
-    assert workers.read_text() == full.read_text()
+    assert workers.read_text() == full.read_text() and len(full.read_text().splitlines()) == len(TEXTS) * 5
 
 
 def test_conll_and_html_outputs(tiny, tmp_path):
