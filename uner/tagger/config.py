@@ -8,6 +8,7 @@ reads biomedical text without ``--domain``.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import asdict, dataclass, fields
 from string import Formatter
 
@@ -23,8 +24,16 @@ CI_TEMPLATES = {"is a": "{span} is a {mask} .", "comma": "{span} , a {mask} ,", 
                 # the span's own sentence before the question: "Essex" after "Somerset beat Essex by an innings"
                 # is a cricket team, alone a county (CoNLL dev ORG given spans 0.40 -> 0.51, end to end 0.28 -> 0.35)
                 "name in context": "{sentence} ( {span} is the name of a {mask} . )"}
-TEMPLATE_FIELDS = frozenset({"span", "mask", "sentence"})  # what a template may name: {sentence} is the span's
 TEMPLATE_WEIGHTS = {CI_TEMPLATES["name in context"]: 2.0}  # a template's weight when ci_weights is None (else 1)
+
+
+def fill_template(template: str, span: str, mask: str, sentence: str) -> str:
+    """A CI template's masked input: its ``{span}``, ``{mask}`` and ``{sentence}`` (the span's own sentence) filled.
+    The one place templates are filled; what a template may name is read off these parameters."""
+    return template.format(span=span, mask=mask, sentence=sentence)
+
+
+TEMPLATE_FIELDS = frozenset(inspect.signature(fill_template).parameters) - {"template"}
 
 
 @dataclass

@@ -32,7 +32,7 @@ from ..labels import Calibration, LabelsFolder, LabelTable, TypeHierarchy
 from ..models import Backend, load_backend
 from ..paths import STAGES_DIR
 from ..spans import DEFAULT_SPACY_MODEL, Span, candidate_spans, given_spans, load_spacy
-from .config import TaggerConfig
+from .config import TaggerConfig, fill_template
 from .scoring import Entity, LabelScorer, SpanScores
 from .stages import check_stage_types, load_stages, run_stages
 
@@ -245,7 +245,7 @@ class Tagger(BaseTagger):
             if self.config.use_cs:
                 out.append(self._fit(lambda a, b: f"{a}{mask}{b}", left, right))
             if self.config.use_ci:
-                out += [self._fit(lambda a, b, t=t: t.format(span=span_text, mask=mask, sentence=f"{a}{span_text}{b}"),
+                out += [self._fit(lambda a, b, t=t: fill_template(t, span_text, mask, f"{a}{span_text}{b}"),
                                   left, right) for t in self.config.ci_templates]
         return out
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -54,6 +54,16 @@ class Student:
                            if set(s.types) <= types)
         self.stages = tuple(stages)
         check_stage_types(load_stages(self.stages, stage_folder), types)
+
+    @property
+    def score_map(self) -> tuple[tuple[float, float], ...] | None:
+        """``[raw, score]`` knots for the entities' scores (None: raw confidences)."""
+        return self._score_map
+
+    @score_map.setter
+    def score_map(self, knots: tuple[tuple[float, float], ...] | None) -> None:
+        self._score_map = tuple(map(tuple, knots)) if knots else None
+        self._knots = np.array(self._score_map, dtype=np.float64).T if self._score_map else None
 
     @classmethod
     def from_pretrained(cls, path: str | Path | None = None, stages: tuple[str, ...] | None = None,
@@ -108,11 +118,12 @@ class Student:
             yield ents if self.min_score is None else [e for e in ents if e.score is None or e.score > self.min_score]
 
     def _entities(self, doc) -> list[Entity]:
-        """The doc's entities, each scored by its raw confidence through ``map_score`` (None from a pipeline
+        """The doc's entities, each scored by its raw confidence through ``map_scores`` (None from a pipeline
         that keeps no confidences)."""
         group = doc.spans.get(SCORES_KEY)
-        raw = dict(zip(((s.start_char, s.end_char) for s in group), group.attrs["scores"])) if group is not None else {}
-        return [_entity(doc.text, e.start_char, e.end_char, e.label_, raw.get((e.start_char, e.end_char)), self.map_score)
+        raw = dict(zip(((s.start_char, s.end_char) for s in group), self.map_scores(group.attrs["scores"]))) \
+            if group is not None else {}
+        return [_entity(doc.text, e.start_char, e.end_char, e.label_, raw.get((e.start_char, e.end_char)))
                 for e in doc.ents]
 
     def raw_confidences(self, texts: Iterable[str], batch_size: int = 256) -> list[float]:
@@ -120,12 +131,12 @@ class Student:
         return [c for doc in self.nlp.pipe(texts, batch_size=batch_size)
                 if (group := doc.spans.get(SCORES_KEY)) is not None for c in group.attrs["scores"]]
 
-    def map_score(self, raw: float) -> float:
-        """A raw confidence on the teacher's score scale (itself without a ``score_map``), to 4 decimals."""
-        if self.score_map:
-            xs, ys = zip(*self.score_map)
-            raw = float(np.interp(raw, xs, ys))
-        return round(raw, 4)
+    def map_scores(self, raw: Sequence[float]) -> list[float]:
+        """Raw confidences on the teacher's score scale (themselves without a ``score_map``), to 4 decimals."""
+        values = np.asarray(raw, dtype=np.float64)
+        if self._knots is not None:
+            values = np.interp(values, self._knots[0], self._knots[1])
+        return values.round(4).tolist()
 
 
 def label_name(type_name: str, subtype: str | None) -> str:
@@ -139,9 +150,9 @@ def split_label(label: str) -> tuple[str, str | None]:
     return type_name, subtype or None
 
 
-def _entity(text: str, start: int, end: int, label: str, raw: float | None, score: Callable[[float], float]) -> Entity:
+def _entity(text: str, start: int, end: int, label: str, score: float | None) -> Entity:
     type_name, subtype = split_label(label)
-    return Entity(text[start:end], start, end, type_name, subtype, None if raw is None else score(raw))
+    return Entity(text[start:end], start, end, type_name, subtype, score)
 
 
 def _on_spans(text: str, ents: list[Entity], spans: list[tuple[int, int]]) -> list[Entity]:
