@@ -290,7 +290,8 @@ async function start() {
 }
 
 document.addEventListener("keydown", onKey);
-for (const id of ["f-status", "f-type", "f-size", "f-sort"]) $(id).addEventListener("change", () => applyFilters(current() && current().id));
+for (const id of ["f-status", "f-type", "f-size"]) $(id).addEventListener("change", () => applyFilters(current() && current().id));
+$("f-sort").addEventListener("change", () => applyFilters()); // a new order starts at its top
 $("search").addEventListener("input", () => applyFilters());
 $("note").addEventListener("input", () => (S.noteDirty = true));
 $("accept").onclick = accept;
