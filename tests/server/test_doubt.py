@@ -82,9 +82,9 @@ def test_cli_tells_a_bad_records_file_in_one_line(small_folder, tmp_path):
     assert (res.returncode, res.stdout) == (2, "")
     assert res.stderr.splitlines() == [f"uner: error: {tmp_path / 'b.jsonl'}:3: entity 'Paris' has no score in 0-1 "
                                        "(score None); tag it again"]
-    res = uner("annotate", str(small_folder), "--port", "0", "--records", str(tmp_path / "a.jsonl"),
-               "--records", str(tmp_path / "missing.jsonl"))
     missing = tmp_path / "missing.jsonl"
+    res = uner("annotate", str(small_folder), "--port", "0", "--records", str(tmp_path / "a.jsonl"),
+               "--records", str(missing))
     assert (res.returncode, res.stderr.splitlines()) == (2, [f"uner: error: {missing}: no such file"])
 
 
