@@ -7,6 +7,7 @@ with CI set they fail instead, so CI cannot pass without running them."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,10 +16,12 @@ import numpy as np
 import pytest
 import yaml
 
+from tests.helpers import uner
 from uner.labels import dump_clusters
 from uner.paths import labels_dir
 
 SHIPPED = labels_dir()
+SAMPLE = Path(__file__).resolve().parents[2] / "examples/sample.txt"
 SHARED_CORPUS = Path(__file__).resolve().parents[2].parent / "shared/data/corpus/reuters21578.txt.gz"
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 PAGE_LOAD_TIMEOUT = 60  # seconds; the page loads in under one on a 2-core machine
@@ -102,6 +105,36 @@ def full_server(full_folder) -> Iterator[tuple[str, Path]]:
                         corpus=SHARED_CORPUS if SHARED_CORPUS.is_file() else None, corpus_limit=1500)
     with running(create_app(wb)) as base:
         yield base, full_folder
+
+
+def touches(entity: dict, entry: dict) -> bool:
+    """Whether a member of the cluster is a word of the entity's text (any case): the link, written out."""
+    return bool(set(re.findall(r"\w+", entity["text"].lower())) & {m.lower() for m in entry["members"]})
+
+
+@pytest.fixture(scope="session")
+def student_records(tmp_path_factory) -> Path:
+    """What the shipped student writes for examples/sample.txt (`uner tag --engine student -o`): real scores."""
+    out = tmp_path_factory.mktemp("records") / "sample.jsonl"
+    res = uner("tag", str(SAMPLE), "--engine", "student", "-o", str(out))
+    assert res.returncode == 0 and out.is_file(), res.stderr
+    return out
+
+
+@pytest.fixture(scope="session")
+def records_server(student_records, tmp_path_factory) -> Iterator[tuple[str, Path, Path]]:
+    """`uner annotate --records` with the student's records of examples/sample.txt, on the shipped folder cut to
+    the clusters holding a word of the sample and the 50 largest (a second server beside ``full_server``)."""
+    from uner.server import create_app, open_workbench, running
+
+    folder = copy_shipped(tmp_path_factory.mktemp("records") / "labels")
+    doc = read_doc(folder)
+    words = set(re.findall(r"\w+", SAMPLE.read_text(encoding="utf-8").lower()))
+    largest = {e["id"] for e in sorted(doc["clusters"], key=lambda e: -e["size"])[:50]}
+    doc["clusters"] = [e for e in doc["clusters"] if e["id"] in largest or words & set(e["members"])]
+    dump_clusters(folder / "clusters.yaml", doc)
+    with running(create_app(open_workbench(folder, records=[str(student_records)]))) as base:
+        yield base, folder, student_records
 
 
 def chromium_driver(home: Path, width: int = 1280, height: int = 800):

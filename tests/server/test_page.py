@@ -4,12 +4,13 @@ The whole shipped review is served (a copy: 2,769 clusters), as a user gets it."
 from __future__ import annotations
 
 import copy
+import json
 import os
 import shutil
 import time
 from collections import Counter
 
-from tests.server.conftest import by_id, read_doc
+from tests.server.conftest import by_id, read_doc, touches
 
 PAGE_TIMEOUT = 30
 
@@ -69,6 +70,8 @@ def test_keyboard_decisions_undo_and_reload(browser, full_server, tmp_path):
     keys = {b.get_attribute("data-key"): b.get_attribute("data-type")
             for b in browser.find_elements("css selector", "#keys button")}
     assert keys["1"] == "OTHER" and keys["2"] == "PERSON"  # the most common confirmed labels of the review
+    sorts = [o.get_attribute("value") for o in browser.find_elements("css selector", "#f-sort option")]
+    assert "size" in sorts and "doubt" not in sorts  # 'least sure first' only with --records
     while not top(before[focused(browser)]):  # space skips to a cluster with a suggestion to accept
         press(browser, " ")
     a = focused(browser)
@@ -166,3 +169,29 @@ def test_type_picker_and_term_label(browser, full_server):
         "const t = document.querySelector('#c-members .term.override'); return t && t.textContent"))
     assert marked == word
     assert before[a]["status"] == "suggested"
+
+
+def test_least_sure_first(browser, records_server):
+    """With the shipped student's records, 'least sure first' puts first the cluster with the most doubt, one
+    that the least confident linked entity touches, and its card shows that entity first, marked in its sentence."""
+    from selenium.webdriver.support.ui import Select
+
+    base, folder, records = records_server
+    clusters = read_doc(folder)["clusters"]
+    entities = [e for line in records.read_text(encoding="utf-8").splitlines() for e in json.loads(line)["entities"]]
+    doubt = {c["id"]: sum(1 - e["score"] for e in entities if touches(e, c)) for c in clusters}
+    least = min((e for e in entities if any(touches(e, c) for c in clusters)), key=lambda e: e["score"])
+    open_page(browser, base)
+    Select(browser.find_element("id", "f-status")).select_by_value("all")
+    Select(browser.find_element("id", "f-sort")).select_by_value("doubt")
+    first = focused(browser)
+    assert browser.find_element("id", "c-pos").text == f"1 of {len(clusters)}"  # a new order starts at its top
+    assert doubt[first] == max(doubt.values()) > 0
+    cluster = next(c for c in clusters if c["id"] == first)
+    assert touches(least, cluster)
+    detail_shown(browser)
+    row = browser.find_element("css selector", "#c-least p.entity")
+    assert (row.get_attribute("data-text"), row.find_element("tag name", "mark").text) == (least["text"], least["text"])
+    tagged = browser.find_element("id", "c-tagged").get_attribute("textContent")  # (the heading is shown upper-case)
+    assert row.text.startswith(f"{least['score']:.2f} {least['type']} ") \
+        and tagged.startswith(f"({sum(touches(e, cluster) for e in entities)} touch this cluster; doubt {doubt[first]:.2f})")

@@ -2,8 +2,9 @@
 vocabulary clusters in ``clusters.yaml`` (docs/design.md §2, §3.2).
 
 Modules, lowest first: ``history`` (undo steps), ``context`` (frequency, examples, neighbours,
-seed evidence, type lists), ``workbench`` (the state, decisions, saving), ``app`` (the Starlette
-app and uvicorn server); ``static/`` holds the page (plain HTML, JS and CSS, no CDN).
+seed evidence, type lists), ``doubt`` (tagged entities per cluster, ``--records``), ``workbench`` (the
+state, decisions, saving), ``app`` (the Starlette app and uvicorn server); ``static/`` holds the page
+(plain HTML, JS and CSS, no CDN).
 """
 
 from .app import bind, create_app, is_loopback, make_server, running, url

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..io import read_paragraphs
@@ -15,6 +15,12 @@ from ..vocab import NeighbourGraph
 
 WORD_RE = re.compile(r"\w+")
 SENTENCE_RE = re.compile(r"(?<=[.!?])\s+")
+
+
+def words_in(text: str, terms: Container[str]) -> list[str]:
+    """The words of ``text`` (runs of ``\\w``, lower-cased) that are in ``terms``: how the page counts a
+    term in a corpus and finds it in a tagged entity (whole words, any case)."""
+    return [w for w in WORD_RE.findall(text.lower()) if w in terms]
 
 
 @dataclass
@@ -36,7 +42,7 @@ class Corpus:
         for paragraph in read_paragraphs(path):
             corpus.paragraphs += 1
             for sentence in SENTENCE_RE.split(paragraph):
-                words = [w for w in WORD_RE.findall(sentence.lower()) if w in wanted]
+                words = words_in(sentence, wanted)
                 corpus.counts.update(words)
                 if not 20 <= len(sentence) <= max_chars:
                     continue

@@ -23,6 +23,7 @@ from ..labels.terms_file import set_term_labels
 from ..paths import check_writable
 from ..vocab import neighbour_graph
 from .context import Context, Corpus, key_types, type_list
+from .doubt import Doubt
 from .history import Change, Step, human, restore
 
 VIEW_STATUSES = ("unlabelled", "suggested", "conflict", "confirmed", "rejected")
@@ -53,8 +54,9 @@ def view_status(entry: dict) -> str:
 class Workbench:
     """A labels folder under review. Thread-safe: the web app calls it from worker threads."""
 
-    def __init__(self, labels: LabelsFolder, review: Review, context: Context | None = None) -> None:
-        self.labels, self.review, self.types = labels, review, review.types
+    def __init__(self, labels: LabelsFolder, review: Review, context: Context | None = None,
+                 doubt: Doubt | None = None) -> None:
+        self.labels, self.review, self.types, self.doubt = labels, review, review.types, doubt
         self.context = context or Context(review.vocab or [])
         self.terms = labels.load_terms(self.types)
         self.key_types = key_types(review)
@@ -94,7 +96,7 @@ class Workbench:
                 "suggested": [[self.types.canonical(k) or k, v] for k, v in list(sug.items())[:5]],
                 "top": self.top_suggestion(entry), "share": round(max(sug.values(), default=0) / total, 3),
                 "members": self.context.by_frequency(entry["members"]), "rev": self._rev.get(entry["id"], 0),
-                **self.context.frequency(entry["members"])}
+                **self.context.frequency(entry["members"]), **(self.doubt.summary(entry["id"]) if self.doubt else {})}
 
     def boot(self) -> dict:
         """Everything the page loads once: types, number-key types, what context there is, every cluster."""
@@ -102,6 +104,7 @@ class Workbench:
             return {"file": str(self.labels.clusters_path), "types": type_list(self.review),
                     "key_types": self.key_types, "graph": self.context.graph is not None,
                     "corpus": self.context.corpus is not None, "seeds": bool(self.context.seeds),
+                    "records": self.doubt is not None,
                     "clusters": [self.compact(e) for e in self.review.clusters], **self.state()}
 
     def state(self, since: int | None = None) -> dict:
@@ -116,7 +119,8 @@ class Workbench:
             return out
 
     def detail(self, cid: int) -> dict:
-        """A cluster with its neighbours (labelled), example sentences, seed evidence and term overrides."""
+        """A cluster with its neighbours (labelled), example sentences, seed evidence, term overrides and the
+        least sure tagged entities touching it (with ``--records``)."""
         with self._lock:
             entry = self._entry(cid)
             out = self.compact(entry)
@@ -126,6 +130,7 @@ class Workbench:
             out["evidence"] = self.context.evidence(out["members"])
             out["overrides"] = {m: sorted(self.terms[m]) for m in entry["members"] if m in self.terms}
         out["examples"] = self.context.corpus.examples(out["members"]) if self.context.corpus else []
+        out["least_sure"] = self.doubt.examples(cid) if self.doubt else []
         out["mean_cos"], out["std_cos"] = entry.get("mean_cos"), entry.get("std_cos")
         return out
 
@@ -367,15 +372,17 @@ def _check_decision(value: object, status: object, note: object) -> None:
 
 
 def open_workbench(path: str | os.PathLike | None = None, model: str | None = None, seeds: list[Path] | None = None,
-                   corpus: Path | None = None, corpus_limit: int = 20_000) -> Workbench:
+                   corpus: Path | None = None, corpus_limit: int = 20_000, records: list[str] | None = None) -> Workbench:
     """Load a labels folder for review (validated as ``uner labels validate`` does), the model's neighbour
     graph when there is one (the folder's ``graph.npz``, else the user cache's; never built here), seed
-    lists for evidence and a corpus for examples. Raises LabelError, FileNotFoundError, or ReadOnlyError
-    for the installed package's own folder."""
+    lists for evidence, a corpus for examples and tagged records (JSONL files) for the doubt of each cluster.
+    Raises LabelError, FileNotFoundError, InputError for a bad record, or ReadOnlyError for the installed
+    package's own folder."""
     labels = LabelsFolder.existing(path)
     check_writable(labels.path)
     review = labels.load_review(model)
     seed_terms = load_seeds(seeds or [], review.types)
     graph = neighbour_graph(review.model, labels.path)
     text = Corpus.read(corpus, review.vocab or [], corpus_limit) if corpus is not None else None
-    return Workbench(labels, review, Context(review.vocab or [], graph, text, seed_terms))
+    doubt = Doubt.read(records, review.clusters) if records else None
+    return Workbench(labels, review, Context(review.vocab or [], graph, text, seed_terms), doubt)

@@ -122,6 +122,7 @@ function applyFilters(keepId) {
     "size-asc": (a, b) => a.size - b.size || a.id - b.id,
     freq: (a, b) => (a.freq === null ? a.rank - b.rank : b.freq - a.freq) || a.id - b.id,
     share: (a, b) => b.share - a.share || b.size - a.size,
+    doubt: (a, b) => b.doubt - a.doubt || b.tagged - a.tagged || a.id - b.id,
     id: (a, b) => a.id - b.id,
   }[sort];
   S.order = rows.sort(key).map((c) => c.id);
@@ -271,6 +272,7 @@ async function start() {
   const tops = new Map();
   for (const c of boot.clusters) if (c.top) tops.set(c.top, (tops.get(c.top) || 0) + 1);
   $("f-type").append(...[...tops].sort((a, b) => b[1] - a[1]).map(([t, n]) => new Option(`${t} (${n})`, t)));
+  if (boot.records) $("f-sort").append(new Option("least sure first", "doubt"));
   $("keys").replaceChildren(...S.keyTypes.map((t, i) => {
     const b = document.createElement("button");
     b.dataset.key = i + 1;
@@ -288,7 +290,8 @@ async function start() {
 }
 
 document.addEventListener("keydown", onKey);
-for (const id of ["f-status", "f-type", "f-size", "f-sort"]) $(id).addEventListener("change", () => applyFilters(current() && current().id));
+for (const id of ["f-status", "f-type", "f-size"]) $(id).addEventListener("change", () => applyFilters(current() && current().id));
+$("f-sort").addEventListener("change", () => applyFilters()); // a new order starts at its top
 $("search").addEventListener("input", () => applyFilters());
 $("note").addEventListener("input", () => (S.noteDirty = true));
 $("accept").onclick = accept;

@@ -26,6 +26,9 @@ function renderFocus(moved) {
   renderMembers(c, null);
   $("c-examples").textContent = "";
   $("c-neighbours").textContent = "";
+  $("tagged").hidden = !S.boot.records;
+  $("c-tagged").textContent = S.boot.records ? `(${c.tagged} touch this cluster; doubt ${c.doubt.toFixed(2)})` : "";
+  $("c-least").textContent = "";
   loadDetail(c);
 }
 
@@ -44,6 +47,7 @@ async function loadDetail(c) {
   renderMembers(c, d.overrides);
   renderExamples(d.examples);
   renderNeighbours(d.neighbours);
+  renderLeastSure(d.least_sure);
   $("card").dataset.detail = String(c.id);
 }
 
@@ -100,6 +104,23 @@ function renderExamples(examples) {
       mark.textContent = text.slice(at, at + term.length);
       p.append(text.slice(0, at), mark, text.slice(at + term.length));
     }
+    return p;
+  }));
+}
+
+// Why the cluster is asked: the tagged entities with the lowest scores among those its members occur in.
+function renderLeastSure(least) {
+  if (!least.length) return ($("c-least").textContent = "no tagged entity holds a member of this cluster");
+  $("c-least").replaceChildren(...least.map(({ text, type, score, snippet, span }) => {
+    const p = document.createElement("p");
+    p.className = "entity";
+    p.dataset.text = text;
+    p.innerHTML = `<span class="score"></span> <span class="label"></span> `;
+    p.children[0].textContent = score.toFixed(2);
+    p.children[1].textContent = type || "";
+    const mark = document.createElement("mark");
+    mark.textContent = snippet.slice(span[0], span[1]);
+    p.append(snippet.slice(0, span[0]), mark, snippet.slice(span[1]));
     return p;
   }));
 }
