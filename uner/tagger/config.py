@@ -157,7 +157,8 @@ DOMAINS: dict[str, dict] = {
                    "head_weight": 0.3, "subtype_share": 0.2, "name_weight": 0.0, "name_not_entity": 1.0,
                    # abstracts define abbreviations, "congestive heart failure (CHF)": the short form takes the long
                    # form's type (not the news conventions, titles and sports sides; BC5CDR, NCBI-disease dev)
-                   "stages": ("abbreviations",)},
+                   # and names completed from the domain corpus's phrases ("5 - FU", "dilated cardiomyopathy"; the same)
+                   "stages": ("abbreviations", "phrase_bounds")},
 }
 
 

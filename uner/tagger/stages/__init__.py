@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ..scoring import Entity
-from . import abbreviations, teams, titles  # noqa: F401  (registers the shipped stages)
+from . import abbreviations, phrases, teams, titles  # noqa: F401  (registers the shipped stages)
 from .edges import tidy, tidy_bounds
 from .registry import STAGES, LoadedStage, Stage, check_stage_types, load_stages, read_words, register, resolve_stages
 

@@ -18,7 +18,6 @@ import yaml
 from ...paths import STAGES_DIR, shipped_labels_dirs
 from ..scoring import Entity
 
-Words = Callable[[str], dict]  # a word-list file's name -> its mapping
 StageFn = Callable[..., list[Entity]]  # (text, entities[, words=…]) -> entities
 
 
@@ -70,18 +69,39 @@ def register(name: str, words: type[StageWords] | None = None) -> Callable[[Stag
     return add
 
 
+def find_word_file(filename: str, folder: str | None = None) -> Path:
+    """``stages/<filename>`` of the labels ``folder``, else of the shipped labels; ValueError naming where it
+    looked when there is none."""
+    dirs = ([Path(folder) / STAGES_DIR] if folder else []) + [d / STAGES_DIR for d in shipped_labels_dirs()]
+    for path in (d / filename for d in dirs):
+        if path.is_file():
+            return path
+    raise ValueError(f"no word list {filename} in {' or '.join(str(d) for d in dirs)}")
+
+
 @cache
 def read_words(name: str, folder: str | None = None) -> dict:
-    """The word lists ``stages/<name>.yaml`` of the labels ``folder``, else of the shipped labels; ValueError
-    naming where it looked when there is none, or naming the file when it is not a mapping."""
-    dirs = ([Path(folder) / STAGES_DIR] if folder else []) + [d / STAGES_DIR for d in shipped_labels_dirs()]
-    for path in (d / f"{name}.yaml" for d in dirs):
-        if path.is_file():
-            doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-            if not isinstance(doc, dict):
-                raise ValueError(f"{path}:1: expected a mapping of word lists")
-            return doc
-    raise ValueError(f"no word list {name}.yaml in {' or '.join(str(d) for d in dirs)}")
+    """The word lists ``stages/<name>.yaml`` (``find_word_file``); ValueError naming the file when it is not a
+    mapping."""
+    path = find_word_file(f"{name}.yaml", folder)
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(doc, dict):
+        raise ValueError(f"{path}:1: expected a mapping of word lists")
+    return doc
+
+
+@dataclass(frozen=True)
+class Words:
+    """The stage files of one labels folder (None: the shipped labels'): ``words(name)`` reads the word lists
+    ``stages/<name>.yaml``, ``words.path(filename)`` finds a data file there (a table too large for YAML)."""
+
+    folder: str | None = None
+
+    def __call__(self, name: str) -> dict:
+        return read_words(name, self.folder)
+
+    def path(self, filename: str) -> Path:
+        return find_word_file(filename, self.folder)
 
 
 def resolve_stages(names: Iterable[str]) -> tuple[Stage, ...]:
@@ -103,14 +123,14 @@ def load_stages(names: Iterable[str], folder: str | None = None) -> tuple[Loaded
 def _bind(stage: Stage, folder: str | None) -> LoadedStage:
     if stage.words is None:
         return LoadedStage(stage.name, stage.apply, ())
-    words = stage.words.read(partial(read_words, folder=folder))
+    words = stage.words.read(Words(folder))
     return LoadedStage(stage.name, partial(stage.apply, words=words), tuple(words.types))
 
 
 @cache
 def shipped(kind: type[W]) -> W:
     """The shipped labels' words of a stage (``kind.read``): what a stage function reads when called directly."""
-    return kind.read(read_words)
+    return kind.read(Words())
 
 
 def check_stage_types(stages: Sequence[LoadedStage], known_types: Iterable[str]) -> None:

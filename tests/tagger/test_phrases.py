@@ -1,0 +1,153 @@
+"""Phrase statistics (uner.vocab.phrases) and the phrase_bounds stage that moves entity edges by them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from tests.helpers import uner
+from uner.tagger import Entity, TaggerConfig, run_stages
+from uner.tagger.stages.phrases import PhraseWords, _Doc, bounds, phrase_bounds
+from uner.vocab.phrases import PhraseCounts, ngram_hash, tokens
+
+# a small "domain corpus": "heart failure" stands alone and after many modifiers; "dilated" nearly always goes
+# with "cardiomyopathy"; "5-FU" is written joined or spaced
+CORPUS = (["Patients with heart failure were treated."] * 12 + ["Severe pain and severe fever were seen."] * 20
+          + ["Severe heart failure was rare."] * 2 + ["Dilated cardiomyopathy was found."] * 9
+          + ["The cardiomyopathy was mild."] * 3 + ["5-FU was given."] * 3 + ["They stopped 5 - FU."] * 4
+          + ["5-FU and cisplatin."] * 3 + ["FU was given."] * 1)
+
+
+@pytest.fixture(scope="module")
+def counts() -> PhraseCounts:
+    return PhraseCounts.mine(CORPUS, max_n=4, min_count=2, n_frequent=2)
+
+
+def test_counts_are_the_corpus_ngrams_within_a_phrase(counts):
+    assert counts.count(["heart", "failure"]) == 14
+    assert counts.count(["severe", "heart", "failure"]) == 2
+    assert counts.count(["5", "-", "fu"]) == 10  # joined and spaced hyphens count alike
+    assert counts.count(["fu"]) == 11
+    assert counts.count(["failure", "were"]) == 12
+    assert counts.count(["failure", "was"]) == 2
+    assert counts.count(["failure", ".", "dilated"]) == 0  # no n-gram crosses a full stop
+    assert counts.count(["rare", "dilated"]) == 0  # nor the end of a text
+    assert counts.count(["5", "-", "fu", "was", "given"]) == 0  # longer than max_n
+    assert counts.count(["-", "fu"]) == 0  # an n-gram starts and ends with a word
+    assert counts.frequent == {"were", "severe"}  # (32 and 42 times; then "was" 18)
+
+
+def test_a_table_saves_and_loads_back_and_a_bad_file_is_named(counts, tmp_path):
+    path = tmp_path / "phrases.npz"
+    counts.save(path)
+    back = PhraseCounts.load(path)
+    assert back.count(["dilated", "cardiomyopathy"]) == 9 and back.frequent == counts.frequent
+    assert back.connectors == {"-"} and back.min_count == 2
+    assert all(np.array_equal(a, b) for a, b in zip(back.hashes, counts.hashes))
+    (tmp_path / "bad.npz").write_text("not a table")
+    with pytest.raises(ValueError, match=r"bad\.npz: not a phrase-count table"):
+        PhraseCounts.load(tmp_path / "bad.npz")
+
+
+def test_hashes_are_stable_across_processes():
+    """The table is written once and read on other machines: the hash may not depend on Python's hash seed."""
+    code = "from uner.vocab.phrases import ngram_hash; print(ngram_hash(['heart', 'failure']))"
+    for seed in ("1", "7"):
+        other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                               env={**os.environ, "PYTHONHASHSEED": seed})
+        assert int(other.stdout) == ngram_hash(["heart", "failure"])
+
+
+def _moved(text: str, span: str, counts: PhraseCounts, others: tuple[str, ...] = ()) -> str:
+    words = PhraseWords(counts, trim_below=0.2, extend_from=0.5, min_modifier_count=2)
+    ents = [Entity(s, text.index(s), text.index(s) + len(s), "DISEASE", None, 0.5) for s in (span, *others)]
+    return phrase_bounds(text, ents, words=words)[0].text
+
+
+@pytest.mark.parametrize("text, span, expected", [
+    ("He had severe heart failure .", "severe heart failure", "heart failure"),  # a modifier the corpus knows
+    ("He had dilated cardiomyopathy .", "dilated cardiomyopathy", "dilated cardiomyopathy"),  # part of the name
+    ("He had dilated cardiomyopathy .", "cardiomyopathy", "dilated cardiomyopathy"),  # the name completed
+    ("Then 5 - FU was given .", "FU", "5 - FU"),  # across a hyphen
+    ("Then 5-FU was given .", "FU", "5-FU"),
+    ("He had chronic heart failure .", "chronic heart failure", "chronic heart failure"),  # no evidence: kept
+])
+def test_edges_move_where_the_corpus_has_its_phrases(counts, text, span, expected):
+    assert _moved(text, span, counts) == expected
+
+
+def test_an_edge_never_moves_onto_another_entity(counts):
+    text = "Then 5 - FU was given ."
+    assert _moved(text, "FU", counts, others=("5",)) == "FU"
+
+
+def test_a_frequent_word_never_joins(counts):
+    doc = _Doc("heart failure were", counts)
+    words = PhraseWords(counts, trim_below=0.2, extend_from=0.01, min_modifier_count=2)
+    assert bounds(doc, 0, 2, words) == (0, 2)  # "were" follows "heart failure" 12 times of 14: a function word
+
+
+def test_tokens_keep_offsets():
+    assert tokens("5-FU, given") == [("5", 0, 1), ("-", 1, 2), ("fu", 2, 4), (",", 4, 5), ("given", 6, 11)]
+
+
+def test_the_stage_is_listed_for_the_biomedical_domain_and_switches_off():
+    assert TaggerConfig.for_domain("biomedical").stages == ("abbreviations", "phrase_bounds")
+    assert "phrase_bounds" not in TaggerConfig.for_domain("general").stages
+    text = "He developed dilated cardiomyopathy ."
+    ent = Entity("cardiomyopathy", 21, 35, "DISEASE", None, 0.5)
+    assert [e.text for e in run_stages(text, [ent], ("phrase_bounds",))] == ["dilated cardiomyopathy"]
+    assert [e.text for e in run_stages(text, [ent], ())] == ["cardiomyopathy"]
+
+
+def test_a_labels_folder_can_switch_trimming_on_over_the_shipped_table(tmp_path):
+    """Trimming is off in the shipped settings (the datasets draw modifiers differently); a folder's own settings
+    turn it on, with the shipped biomedical table found by name."""
+    text = "Patients with severe heart failure were treated ."
+    ent = Entity("severe heart failure", 14, 34, "DISEASE", None, 0.5)
+    assert [e.text for e in run_stages(text, [ent], ("phrase_bounds",))] == ["severe heart failure"]
+    (tmp_path / "stages").mkdir()
+    (tmp_path / "stages" / "phrase_bounds.yaml").write_text(
+        "counts: biomedical_phrases.npz\ntrim_below: 0.02\nextend_from: 0.3\nmin_modifier_count: 50\n")
+    assert [e.text for e in run_stages(text, [ent], ("phrase_bounds",), str(tmp_path))] == ["heart failure"]
+
+
+@pytest.mark.parametrize("engine", [("--engine", "student", "--model", "uner-student-bio"), ("--model", "uner-bio")])
+def test_the_biomedical_taggers_complete_names_from_the_corpus(tmp_path, engine):
+    """End to end with the shipped biomedical models and the shipped phrase table: "dilated cardiomyopathy" whole
+    (both engines tag "cardiomyopathy" alone without the stage), "5 - FU" whole (the student tags "FU")."""
+    src = tmp_path / "in.txt"
+    src.write_text("Patients with severe heart failure received 5 - FU and developed dilated cardiomyopathy .\n")
+    out = uner("tag", str(src), *engine, "--explain")
+    assert out.returncode == 0, out.stderr
+    ents = {e["text"]: e for e in json.loads(out.stdout)["entities"]}
+    assert ents["dilated cardiomyopathy"]["type"] == "DISEASE"
+    assert "phrase_bounds" in ents["dilated cardiomyopathy"]["stages"]
+    if "student" in engine:
+        assert ents["5 - FU"]["type"] == "DRUG" and "FU" not in ents
+
+
+def test_uner_phrases_writes_the_table_the_stage_reads(tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(CORPUS) + "\n")
+    out = uner("phrases", str(corpus), "-o", str(tmp_path / "t.npz"), "--max-n", "4", "--min-count", "2")
+    assert out.returncode == 0, out.stderr
+    assert "2-grams" in out.stdout
+    assert PhraseCounts.load(tmp_path / "t.npz").count(["heart", "failure"]) == 14
+
+
+@pytest.mark.parametrize("args, message", [
+    (["missing.txt", "-o", "t.npz"], "missing.txt: no such corpus file"),
+    (["CORPUS", "-o", "no/such/folder/t.npz"], "no/such/folder: no such folder for --out"),
+])
+def test_uner_phrases_reports_bad_paths_in_one_line(tmp_path, args, message):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("heart failure\n")
+    args = [str(corpus) if a == "CORPUS" else str(tmp_path / a) if a.endswith(".npz") else a for a in args]
+    out = uner("phrases", *args)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and message in out.stderr, out.stderr
