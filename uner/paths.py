@@ -31,6 +31,7 @@ PACKAGED_MODELS = {"uner-bio": "bio", "uner-student-bio": "bio"}
 TYPES_FILE = "types.yaml"
 CLUSTERS_FILE = "clusters.yaml"
 TERMS_FILE = "terms.tsv"
+SEEDS_FILE = "seeds.yaml"  # the folder's own seed terms (uner labels add-types), LABEL: [terms]
 LABEL_TABLE_FILE = "label_table.npz"
 CALIBRATION_FILE = "calibration.yaml"
 TAGGER_FILE = "tagger.yaml"

@@ -9,10 +9,13 @@ from typing import Annotated, Optional
 
 import numpy as np
 import typer
+import yaml
 
 from ..labels import (LabelError, LabelsFolder, LabelTable, TypeHierarchy, bootstrap, compile_labels, label_stats,
                       load_seeds, term_distribution, type_rollup)
 from ..models import ModelNotFoundError, load_vocabulary, term_normaliser
+from ..io import atomic_write_text
+from ..labels.user_types import merged_seeds, read_user_types, types_yaml
 from ..paths import ReadOnlyError, check_writable
 from ._util import ModelOpt, app, fail
 
@@ -54,7 +57,7 @@ def labels_bootstrap(folder: LabelsDir = None, seeds: SeedsOpt = None, model: Mo
         labels = LabelsFolder.existing(folder)
         check_writable(labels.path)
         review = labels.load_review(model)
-        seed_terms = load_seeds(seeds or [], review.types)
+        seed_terms = load_seeds(labels.seed_sources(seeds or []), review.types)
     n = bootstrap(review.doc, seed_terms, review.types)
     typer.echo(f"suggestions for {n} of {len(review.clusters)} clusters -> {labels.save_clusters(review.doc)}")
 
@@ -115,3 +118,29 @@ def _entity_vectors(table: LabelTable, types: TypeHierarchy, terms: list[tuple[s
         best = np.argsort(-typed, kind="stable")[:top]
         yield "  votes as: " + "  ".join(f"{names[j]} {typed[j]:.2f}" for j in best if typed[j] >= 0.005)
 
+
+
+@labels_app.command("add-types")
+def labels_add_types(
+    types_file: Annotated[Path, typer.Argument(help="Your types: TYPE: [seed terms], or TYPE: {parent, description, seeds}.")],
+    folder: LabelsDir = None,
+    replace: Annotated[bool, typer.Option(help="Your types instead of the folder's (not-entity labels kept).")] = False,
+) -> None:
+    """Merge your own entity types into the folder's types.yaml and their seeds into its seeds.yaml (nothing is
+    written when the file has a problem: each is reported as FILE:LINE)."""
+    with _reported():
+        labels = LabelsFolder.existing(folder)
+        check_writable(labels.path)
+        if not types_file.is_file():
+            raise FileNotFoundError(f"{types_file}: no such types file")
+        merged, seeds, new = read_user_types(types_file, labels.load_types(), replace)
+        text = types_yaml(merged, f"Entity types (uner labels add-types {types_file.name}{' --replace' if replace else ''}).\n"
+                                  "Every label in clusters.yaml and in seed lists names a type or subtype here.")
+        seed_doc = merged_seeds(labels.seeds_path, seeds)
+    atomic_write_text(labels.types_path, text)
+    if seed_doc:
+        atomic_write_text(labels.seeds_path, yaml.safe_dump(seed_doc, sort_keys=False, allow_unicode=True))
+    for t in new:
+        typer.echo(f"{t.name}{' under ' + t.parent if t.parent else ''}: {len(seeds.get(t.name, []))} seed terms")
+    typer.echo(f"-> {labels.types_path}, {labels.seeds_path}; next: uner labels bootstrap {labels.path}, then "
+               f"uner annotate {labels.path}")

@@ -68,6 +68,6 @@ def compile_labels(folder: str | os.PathLike | None = None, model: str | None = 
     check_writable(labels.path)
     review = labels.load_review(model)
     terms = labels.load_terms(review.types)
-    seed_terms = load_seeds(seeds, review.types)
+    seed_terms = load_seeds(labels.seed_sources(seeds), review.types)
     embeddings, special = model_embeddings(review.model, review.vocab)
     return compile_folder(labels, review, embeddings, special, seed_terms, neighbours, terms)

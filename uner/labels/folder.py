@@ -11,7 +11,8 @@ from pathlib import Path
 import yaml
 
 from ..models import ModelNotFoundError, load_vocabulary
-from ..paths import CALIBRATION_FILE, CLUSTERS_FILE, LABEL_TABLE_FILE, TAGGER_FILE, TERMS_FILE, TYPES_FILE, labels_dir
+from ..paths import (CALIBRATION_FILE, CLUSTERS_FILE, LABEL_TABLE_FILE, SEEDS_FILE, TAGGER_FILE, TERMS_FILE, TYPES_FILE,
+                     labels_dir)
 from .calibration import Calibration
 from .problems import LabelError
 from .review import dump_clusters, load_clusters
@@ -78,6 +79,7 @@ class LabelsFolder:
     types_path = _file(TYPES_FILE, "``types.yaml``: the type hierarchy.")
     clusters_path = _file(CLUSTERS_FILE, "``clusters.yaml``: the human review of the clusters.")
     terms_path = _file(TERMS_FILE, "``terms.tsv``: per-term human labels.")
+    seeds_path = _file(SEEDS_FILE, "``seeds.yaml``: the folder's own seed terms (``uner labels add-types``).")
     table_path = _file(LABEL_TABLE_FILE, "``label_table.npz``: the compiled table the tagger reads.")
     calibration_path = _file(CALIBRATION_FILE, "``calibration.yaml``: per-type weights and thresholds (optional).")
     tagger_path = _file(TAGGER_FILE, "``tagger.yaml``: the tagger domain these labels were made for, their "
@@ -152,6 +154,10 @@ class LabelsFolder:
         if unknown:
             raise LabelError([f"{self.tagger_path}: expert_types: unknown type {', '.join(unknown)}"])
         return frozenset(names)
+
+    def seed_sources(self, extra: Sequence[str | os.PathLike] = ()) -> list[str | os.PathLike]:
+        """The seed lists to read: ``extra`` and the folder's own ``seeds.yaml`` when it has one."""
+        return [*extra, *([self.seeds_path] if self.seeds_path.is_file() else [])]
 
     def load_types(self) -> TypeHierarchy:
         """The checked type hierarchy; LabelError lists its problems."""

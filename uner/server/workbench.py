@@ -381,7 +381,7 @@ def open_workbench(path: str | os.PathLike | None = None, model: str | None = No
     labels = LabelsFolder.existing(path)
     check_writable(labels.path)
     review = labels.load_review(model)
-    seed_terms = load_seeds(seeds or [], review.types)
+    seed_terms = load_seeds(labels.seed_sources(seeds or []), review.types)
     graph = neighbour_graph(review.model, labels.path)
     text = Corpus.read(corpus, review.vocab or [], corpus_limit) if corpus is not None else None
     doubt = Doubt.read(records, review.clusters) if records else None
