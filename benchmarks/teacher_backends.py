@@ -18,7 +18,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 VARIANTS = (("torch", "auto"), ("torch", "float32"), ("torch", "bfloat16"), ("onnx", "int8"))
