@@ -1,12 +1,15 @@
 """Batched tagger vs the naive way (fill-mask pipeline once per masked copy), same model and spans.
 
     python -m benchmarks.bench_tag [--n 300] [--repeats 3] [--threads N] [--dtype auto] [--student PATH]
+                                   [--backends-only]
 
 Sentences: CoNLL-2003 valid (../shared/data/ner/conll2003/valid.txt). Prints spans/s and
 sentences/s for both, their ratio, and where the batched tagger's time goes; then the student
 tagger (``uner distill``; the shipped one unless ``--student``, ``--student none`` to skip) on the same
 sentences: sentences/s, its ratio to the batched teacher, and each engine's peak memory (a fresh
-process per engine, loading and tagging the same sentences).
+process per engine, loading and tagging the same sentences). Last the teacher on each runtime — torch
+float32, bfloat16 and today's default (``auto``), ONNX Runtime int8 — with AMX and with AMX refused (a proxy for a
+CPU without it), and the compute floor (``teacher_backends``); ``--backends-only`` runs that part alone.
 
 batched: the tagger as ``Tagger.tag`` runs it — spaCy, then documents in batches of
 ``--batch-size``, its default dtype (``auto``: bfloat16 where it is faster on this CPU — AMX, or a cached
@@ -35,6 +38,8 @@ from uner.io.corpus import read_paragraphs
 from uner.models import auto_cpu_dtype, cpu_has_amx, cpu_has_bf16
 from uner.models.resolve import cpu_name
 from uner.tagger import PredictionCache, Tagger
+
+from .teacher_backends import FLAGS, bench_backends, cpu_flags
 
 CONLL_DEV = Path(__file__).resolve().parents[1].parent / "shared/data/ner/conll2003/valid.txt"
 
@@ -109,12 +114,18 @@ def main() -> None:
     ap.add_argument("--dtype", default="auto", help="the batched tagger's dtype (the naive one is float32)")
     ap.add_argument("--threads", type=int, default=None, help="torch threads for both (default: torch's)")
     ap.add_argument("--student", default=None, help="student pipeline folder (default: the shipped one; none: skip)")
+    ap.add_argument("--backends-only", action="store_true", help="only the teacher on each runtime")
     args = ap.parse_args()
     if not CONLL_DEV.is_file():
         raise SystemExit(f"{CONLL_DEV}: CoNLL-2003 dev data not found (../shared is needed)")
     if args.threads:
         torch.set_num_threads(args.threads)
     texts = [p for p in read_paragraphs(CONLL_DEV) if len(p.split()) >= 4][: args.n]
+    print(f"CPU: {cpu_name()}; native bf16 (AVX512-BF16) {cpu_has_bf16()}, AMX {cpu_has_amx()}; flags: "
+          f"{' '.join(cpu_flags()) or 'none of ' + ' '.join(FLAGS)}")
+    if args.backends_only:
+        bench_backends(texts, args.model, args.repeats)
+        return
     tagger = Tagger.from_pretrained(args.model, args.labels, device="cpu", dtype=args.dtype)
     ref = Tagger.from_pretrained(args.model, args.labels, device="cpu", dtype="float32")
     k = tagger.config.top_k
@@ -177,8 +188,7 @@ def main() -> None:
     med = {name: statistics.median(ts) for name, ts in times.items()}
     dtype = str(next(tagger.mlm.model.parameters()).dtype).replace("torch.", "")
     why = auto_cpu_dtype(tagger.mlm.model.config)[1] if args.dtype == "auto" else "as given"
-    print(f"CPU: {cpu_name()}; native bf16 (AVX512-BF16) {cpu_has_bf16()}, AMX {cpu_has_amx()}; "
-          f"--dtype {args.dtype} -> {dtype} ({why})")
+    print(f"--dtype {args.dtype} -> {dtype} ({why})")
     print(f"{len(texts)} CoNLL-2003 dev sentences, {n_spans} spans ({len(inputs)} masked inputs, "
           f"{cache.misses} distinct), model {tagger.mlm.name}, top-{k}, {torch.get_num_threads()} threads, "
           f"{args.repeats} repeats (medians)")
@@ -191,6 +201,7 @@ def main() -> None:
     print(f"  batched ({dtype}) vs float32 tagger: " + agreement(cache, ref_cache, results, ref_results, n_spans))
     if args.student != "none":
         bench_student(args.student, texts, med["batched"], args.repeats, dtype)
+    bench_backends(texts, args.model, args.repeats)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ LAYERS = [
     {"distill"},
     {"cli", "spacy_component", "__init__"},
 ]
-OPTIONAL = {"ray", "selenium", "matplotlib", "onnxruntime", "uvicorn", "IPython"}  # extras: imported where used
+OPTIONAL = {"ray", "selenium", "matplotlib", "onnxruntime", "onnx", "uvicorn", "IPython"}  # extras: imported where used
 # The command line tells a bad option or a missing file before torch and spaCy load (seconds): it imports a
 # command's module only when the command runs (uner/cli/_util.py COMMANDS), and what every command loads, with the
 # commands that check files first (`tag`), imports at its top only the light parts of uner and these modules;

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from uner.models import Backend, MaskedLM, head_logits, head_transform
-from uner.models.hf import PAD_MULTIPLE
+from uner.models.tokens import PAD_MULTIPLE
 
 TEXTS = [
     "paris is the [MASK] of france .",

@@ -193,18 +193,19 @@ def evaluate(tagger, gold_path: str | os.PathLike, mapping: Mapping | None = Non
 def evaluate_model(gold_path: str | os.PathLike, mapping_path: str | os.PathLike | None = None, mode: str = "both",
                    limit: int | None = None, model: str | None = None, labels: str | os.PathLike | None = None,
                    errors_path: str | os.PathLike | None = None, ensemble: Sequence[str] = (),
-                   domain: str | None = None, student: bool = False, **config_changes) -> dict:
+                   domain: str | None = None, student: bool = False, backend: str = "torch", **config_changes) -> dict:
     """``evaluate`` with a model loaded by name (and ``ensemble`` members, ``MODEL`` or ``MODEL:LABELS_DIR``,
     voting with equal weights); the mapping from ``mapping_path`` or the gold file's name; the tagger settings
     of ``domain`` (default: the mapping's) with ``config_changes`` (TaggerConfig fields) on top. ``student``:
-    the student tagger (``model`` its folder, default the shipped one) instead. Adds ``seconds``."""
+    the student tagger (``model`` its folder, default the shipped one) instead; ``backend``: the teacher's runtime
+    (``uner.models.BACKENDS``). Adds ``seconds``."""
     t0 = time.time()
     mapper = Mapping.load(mapping_path) if mapping_path else Mapping.for_file(gold_path)
     config = TaggerConfig.for_domain(domain or mapper.domain, **config_changes)
     if student:
         tagger = load_tagger(engine="student", model=model, stages=config_changes.get("stages"))
     else:
-        tagger = load_tagger(ensemble, model=model, labels=labels, config=config)
+        tagger = load_tagger(ensemble, model=model, labels=labels, config=config, backend=backend)
     result = evaluate(tagger, gold_path, mapper, mode, limit, errors_path)
     result["seconds"] = round(time.time() - t0, 1)
     return result

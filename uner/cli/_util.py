@@ -69,6 +69,9 @@ SpanPolicyOpt = Annotated[Optional[str], typer.Option(
 MinScoreOpt = Annotated[Optional[float], typer.Option(
     min=0.0, max=0.99, help="A span is an entity only when its score (teacher: its top type's share of the votes; "
                             "student: its confidence on the teacher's scale) exceeds this.")]
+BackendOpt = Annotated[str, typer.Option(
+    help="The masked LM's runtime: torch | onnx (ONNX Runtime, int8 weights by default: faster on a CPU; "
+         "pip install 'uner[onnx]'; the graph is built once into the user cache).")]
 TopKOpt = Annotated[Optional[int], typer.Option(
     min=1, help="Descriptors per masked input (default: the domain's: general 10, biomedical 5).")]
 

@@ -9,8 +9,8 @@ from typing import Annotated, Optional
 import typer
 
 from ..analysis import evaluate_model, report_text
-from ..io import atomic_write_text
-from ._util import EnsembleOpt, LabelsOpt, MinScoreOpt, ModelOpt, SpanPolicyOpt, StagesOpt, app, fail, parse_stages
+from ..io import MissingExtra, atomic_write_text
+from ._util import BackendOpt, EnsembleOpt, LabelsOpt, MinScoreOpt, ModelOpt, SpanPolicyOpt, StagesOpt, app, fail, parse_stages
 
 
 @app.command("eval")
@@ -31,6 +31,7 @@ def eval_command(
     stages: StagesOpt = None,
     engine: Annotated[str, typer.Option(help="teacher (the masked-LM tagger) | student (uner distill's spaCy "
                                              "student; --model: its folder, default the shipped one).")] = "teacher",
+    backend: BackendOpt = "torch",
 ) -> None:
     """Score the tagger on gold data: strict entity F1 end to end, token F1 with gold spans."""
     if not gold.is_file():
@@ -43,8 +44,8 @@ def eval_command(
                if v is not None}
     try:
         result = evaluate_model(gold, mapping, mode, limit, model, labels, errors, ensemble or (), domain,
-                                engine == "student", **changes)
-    except (ValueError, OSError) as exc:  # (FileNotFoundError: no student there)
+                                engine == "student", backend, **changes)
+    except (ValueError, OSError, MissingExtra) as exc:  # (FileNotFoundError: no student there)
         fail(str(exc))
     typer.echo(report_text(gold, result))
     if report:

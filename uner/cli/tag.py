@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from ._engine import TAG_ENGINES, AddressOpt, CpusPerActorOpt, NumActorsOpt, TagEngineOpt, engine_settings
-from ._util import (DomainOpt, EnsembleOpt, LabelsOpt, MinScoreOpt, ModelOpt, SpanPolicyOpt, StagesOpt, TopKOpt, app,
+from ._util import (BackendOpt, DomainOpt, EnsembleOpt, LabelsOpt, MinScoreOpt, ModelOpt, SpanPolicyOpt, StagesOpt, TopKOpt, app,
                     check_paths, fail, parse_stages)
 
 
@@ -41,7 +41,8 @@ def tag(
     address: AddressOpt = None,
     dtype: Annotated[str, typer.Option(help="Model weights: auto (bfloat16 where it is faster on this CPU: AMX, or a "
                                             "cached measurement; float16 on GPUs; else float32) | float32 | bfloat16 "
-                                            "| float16.")] = "auto",
+                                            "| float16; with --backend onnx: auto (int8) | int8 | float32.")] = "auto",
+    backend: BackendOpt = "torch",
     threads: Annotated[Optional[int], typer.Option(min=1, help="Torch threads per process (default: torch's).")] = None,
 ) -> None:
     """Tag entities: one output record per input line, in order; bad lines get an error field.
@@ -56,7 +57,7 @@ def tag(
         fail("--ensemble combines masked-LM taggers; it does not apply to --engine student")
     config = tagger_config(domain, span_policy, min_score, top_k, model, labels, stages)
     tagger_kwargs = {"model": model, "labels": labels, "config": config, "stop_descriptors": stop_descriptors,
-                     "dtype": dtype, "threads": threads, "ensemble": tuple(ensemble or ())}
+                     "dtype": dtype, "backend": backend, "threads": threads, "ensemble": tuple(ensemble or ())}
     if engine == "student":  # (its settings come from its own folder; --stages overrides them)
         tagger_kwargs = {"model": model, "stages": parse_stages(stages), "min_score": min_score}
     settings = engine_settings(engine, TAG_ENGINES, num_cpus_per_actor, address)

@@ -27,7 +27,7 @@ INSTALL_HINT = "pip install 'uner[ray]'"
 
 
 class MissingExtra(ImportError):
-    """Ray is not installed; the message is one line saying how to install it."""
+    """An optional extra (Ray, ONNX Runtime) is not installed; the message is one line saying how to install it."""
 
 
 def require_ray():

@@ -7,15 +7,16 @@ finds and loads models. A new runtime is one new module here implementing ``Back
 
 from ..paths import DEFAULT_MODEL, embedded_models
 from .base import Backend, MaskPrediction, special_mask
-from .hf import (CPU_BATCH_TOKENS, GPU_BATCH_TOKENS, MODEL_FAILURES, Batch, MaskedLM, head_logits, head_transform, load_settings,
+from .hf import (CPU_BATCH_TOKENS, GPU_BATCH_TOKENS, MODEL_FAILURES, MaskedLM, head_logits, head_transform, load_settings,
                  quiet_loading, release_memory)
 from .loading import BACKENDS, load_backend
 from .resolve import (ModelNotFoundError, auto_cpu_dtype, cpu_has_amx, cpu_has_bf16, load_vocabulary, resolve_dtype,
                       resolve_model, term_normaliser)
+from .tokens import Batch, TokenizedLM
 
 __all__ = [
     "BACKENDS", "CPU_BATCH_TOKENS", "DEFAULT_MODEL", "GPU_BATCH_TOKENS", "MODEL_FAILURES", "Backend", "Batch", "MaskPrediction", "MaskedLM",
     "ModelNotFoundError", "auto_cpu_dtype", "cpu_has_amx", "cpu_has_bf16", "embedded_models", "head_logits",
     "head_transform", "load_backend", "load_settings", "load_vocabulary", "quiet_loading", "release_memory", "resolve_dtype", "resolve_model",
-    "special_mask", "term_normaliser",
+    "TokenizedLM", "special_mask", "term_normaliser",
 ]

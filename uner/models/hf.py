@@ -2,7 +2,7 @@
 
 Predictions are computed only at mask positions: the encoder runs on the batch, the
 hidden states at the masks are gathered, and only those rows go through the MLM
-head. Inputs are sorted by length and packed into batches bounded by a token budget
+head (the tokenizer side and the predictions' bookkeeping are ``tokens.TokenizedLM``'s). Inputs are sorted by length and packed into batches bounded by a token budget
 (small on CPU, where activations that stay in the cache matter more than fewer,
 larger matrix products).
 
@@ -17,7 +17,6 @@ import ctypes.util
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -27,15 +26,13 @@ from transformers import (AutoConfig, AutoModelForMaskedLM, AutoTokenizer, PreTr
                           PreTrainedTokenizerBase)
 from transformers.utils import logging as hf_logging
 
-from .base import MaskPrediction
 from .resolve import resolve_dtype, resolve_model
+from .tokens import Batch, TokenizedLM
 
 MODEL_FAILURES = (MemoryError, torch.OutOfMemoryError)  # the model itself failing: a run stops, not one record
 
 CPU_BATCH_TOKENS = 1024  # per thread: ~1k tokens of 384-1536-wide activations stay in a core's cache
 GPU_BATCH_TOKENS = 8192
-PAD_MULTIPLE = 8  # batch widths are padded to a multiple of this: few distinct shapes, so oneDNN's kernels and the
-# heap are reused instead of made anew for every width (a long teacher run's memory then stays flat)
 ONEDNN_CACHE = "8"  # oneDNN primitives kept per process (its default, 1024, grows with every new shape)
 _LIBC = ctypes.CDLL(ctypes.util.find_library("c") or None)
 
@@ -94,16 +91,7 @@ def head_logits(model: PreTrainedModel, states: torch.Tensor) -> torch.Tensor:
     return model.get_output_embeddings()(head_transform(model, states))
 
 
-@dataclass
-class Batch:
-    """A padded batch of encoded texts and the input indices it holds."""
-
-    index: list[int]
-    input_ids: torch.Tensor
-    attention_mask: torch.Tensor
-
-
-class MaskedLM:
+class MaskedLM(TokenizedLM):
     """A Hugging Face masked language model with its tokenizer, read in batches (the ``Backend`` protocol).
 
     >>> mlm = MaskedLM.from_pretrained()  # the embedded default model
@@ -120,20 +108,13 @@ class MaskedLM:
         name: str = "",
     ) -> None:
         self.model = model.eval().to(device)
-        self.tokenizer = tokenizer
         self.device = torch.device(device)
         if self.device.type == "cpu":  # (read when oneDNN makes its first primitive; a user's setting wins)
             os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY", ONEDNN_CACHE)
         if max_batch_tokens is None:  # CPU: scale with the threads that share the batch
             max_batch_tokens = (min(CPU_BATCH_TOKENS * torch.get_num_threads(), GPU_BATCH_TOKENS)
                                 if self.device.type == "cpu" else GPU_BATCH_TOKENS)
-        self.max_batch_tokens = max_batch_tokens
-        self.name = name
-        self.max_length = min(
-            getattr(model.config, "max_position_embeddings", 512) - _position_offset(model),
-            tokenizer.model_max_length if tokenizer.model_max_length < 10**6 else 10**6,
-        )
-        self.vocab: list[str] = tokenizer.convert_ids_to_tokens(list(range(len(tokenizer))))
+        super().__init__(tokenizer, model.config, max_batch_tokens, name)
 
     @classmethod
     def from_pretrained(
@@ -168,29 +149,6 @@ class MaskedLM:
                    name=Path(path).name if name_or_path is None else str(name_or_path))
 
     # ----- static model facts -------------------------------------------------
-    @property
-    def mask_token(self) -> str:
-        return self.tokenizer.mask_token
-
-    @property
-    def special_tokens(self) -> list[str]:
-        """The tokenizer's special tokens ([CLS], [SEP], [MASK], …)."""
-        return list(self.tokenizer.all_special_tokens)
-
-    def tokenize_ids(self, texts: Sequence[str], special: bool = False) -> list[list[int]]:
-        """Token ids of each text, with or without the special tokens; no window check."""
-        if not texts:
-            return []
-        return self.tokenizer(list(texts), add_special_tokens=special, truncation=False, verbose=False)["input_ids"]
-
-    def add_specials(self, ids: Sequence[int]) -> list[int]:
-        """Content ids framed as [CLS] … [SEP] (the tokenizer's own start and end tokens)."""
-        return [self.tokenizer.cls_token_id, *ids, self.tokenizer.sep_token_id]
-
-    def count_tokens(self, texts: Sequence[str]) -> list[int]:
-        """Token count of each text with special tokens (no window check: for fitting inputs to the window)."""
-        return [len(ids) for ids in self.tokenize_ids(texts, special=True)]
-
     def word_embeddings(self) -> np.ndarray:
         """The input word-embedding matrix (V × d) as float32."""
         return self.model.get_input_embeddings().weight.detach().float().cpu().numpy()
@@ -209,35 +167,11 @@ class MaskedLM:
         return head_transform(self.model, x).float().cpu().numpy()
 
     # ----- batching -------------------------------------------------------------
-    def encode(self, texts: Sequence[str]) -> list[list[int]]:
-        """Token ids with special tokens; raises ValueError naming any text longer than the model window."""
-        ids = self.tokenize_ids(texts, special=True)
-        for i, seq in enumerate(ids):
-            if len(seq) > self.max_length:
-                raise ValueError(f"text {i} has {len(seq)} tokens, more than the model window of {self.max_length}")
-        return ids
-
     def batches(self, ids: Sequence[Sequence[int]]) -> Iterator[Batch]:
-        """Sort by length and yield padded batches whose padded size (widths rounded up to ``PAD_MULTIPLE``, within
-        the model window) stays within ``max_batch_tokens``."""
-        lengths = [len(seq) for seq in ids]
-        widths = [min(-(-n // PAD_MULTIPLE) * PAD_MULTIPLE, max(n, self.max_length)) for n in lengths]
-        order = sorted(range(len(ids)), key=lengths.__getitem__)
-        pad = self.tokenizer.pad_token_id or 0
-        start = 0
-        while start < len(order):
-            end = start + 1
-            while end < len(order) and widths[order[end]] * (end - start + 1) <= self.max_batch_tokens:
-                end += 1
-            members = order[start:end]
-            width = widths[members[-1]]
-            input_ids = np.full((len(members), width), pad, dtype=np.int64)
-            for row, i in enumerate(members):
-                input_ids[row, : lengths[i]] = ids[i]
-            attention = np.arange(width) < np.array([lengths[i] for i in members])[:, None]
-            yield Batch(members, torch.from_numpy(input_ids).to(self.device),
-                        torch.from_numpy(attention.astype(np.int64)).to(self.device))
-            start = end
+        """``padded`` batches as tensors on the model's device."""
+        for batch in self.padded(ids):
+            yield Batch(batch.index, torch.from_numpy(batch.input_ids).to(self.device),
+                        torch.from_numpy(batch.attention_mask).to(self.device))
 
     def _encoder(self, batch: Batch, all_layers: bool = False):
         return self.model.base_model(
@@ -246,49 +180,21 @@ class MaskedLM:
 
     # ----- predictions ------------------------------------------------------------
     @torch.inference_mode()
-    def top_k(self, texts: Sequence[str], k: int = 20) -> list[list[MaskPrediction]]:
-        """Top-k predictions at every mask token of every text (per text, masks in order).
-
-        Identical texts run once and share their (read-only) MaskPrediction objects.
-        """
-        unique = list(dict.fromkeys(texts))
-        if len(unique) < len(texts):
-            first = dict(zip(unique, self.top_k(unique, k)))
-            return [first[t] for t in texts]
-        ids = self.encode(texts)
+    def _mask_outputs(self, ids: Sequence[Sequence[int]], k: int | None
+                      ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray | None]]:
+        """The encoder on each batch, the MLM head on its mask rows only (top-k taken on the device)."""
         mask_id = self.tokenizer.mask_token_id
-        out: list[list[MaskPrediction]] = [[] for _ in texts]
-        k = min(k, len(self.vocab))
         for batch in self.batches(ids):
             is_mask = batch.input_ids == mask_id
             if not bool(is_mask.any()):
                 continue
-            hidden = self._encoder(batch).last_hidden_state
-            logits = head_logits(self.model, hidden[is_mask]).float()
-            values, indices = logits.topk(k, dim=-1)
-            rows = is_mask.nonzero()[:, 0].tolist()
-            values, indices = values.cpu().numpy(), indices.cpu().numpy()
-            for j, row in enumerate(rows):
-                out[batch.index[row]].append(
-                    MaskPrediction(indices[j], [self.vocab[t] for t in indices[j]], values[j])
-                )
-        return out
-
-    @torch.inference_mode()
-    def mask_logits(self, texts: Sequence[str]) -> list[np.ndarray]:
-        """Full vocabulary logits at each mask (masks × V per text), computed mask-only."""
-        ids = self.encode(texts)
-        mask_id = self.tokenizer.mask_token_id
-        out = [np.zeros((0, len(self.vocab)), dtype=np.float32) for _ in texts]
-        for batch in self.batches(ids):
-            is_mask = batch.input_ids == mask_id
-            hidden = self._encoder(batch).last_hidden_state
-            logits = head_logits(self.model, hidden[is_mask]).float().cpu().numpy()
-            counts = is_mask.sum(1).tolist()
-            offsets = np.cumsum([0] + counts)
-            for row, i in enumerate(batch.index):
-                out[i] = logits[offsets[row] : offsets[row + 1]]
-        return out
+            logits = head_logits(self.model, self._encoder(batch).last_hidden_state[is_mask]).float()
+            rows = np.asarray(batch.index)[is_mask.nonzero()[:, 0].cpu().numpy()]
+            if k is None:
+                yield rows, logits.cpu().numpy(), None
+            else:
+                values, indices = logits.topk(k, dim=-1)
+                yield rows, values.cpu().numpy(), indices.cpu().numpy()
 
     @torch.inference_mode()
     def hidden_states(self, texts: Sequence[str], layers: str = "last") -> list[np.ndarray]:
@@ -320,7 +226,3 @@ class MaskedLM:
                 out[i] = states[row, ..., : lengths[row], :]
         return out
 
-
-def _position_offset(model: PreTrainedModel) -> int:
-    """RoBERTa-style models reserve padding_idx + 1 positions at the start of the position table."""
-    return model.config.pad_token_id + 1 if model.config.model_type in ("roberta", "xlm-roberta", "camembert") else 0

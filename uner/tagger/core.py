@@ -176,8 +176,9 @@ class Tagger(BaseTagger):
         apply the folder's ``calibration.yaml`` (per-type weights and thresholds) when it has one. A folder written
         by ``save_pretrained`` also gives the model and the stop descriptors when they are not given.
 
-        ``backend`` names the runtime (``uner.models.BACKENDS``), ``mlm_kwargs`` go to its loader; ``dtype`` is ``"auto"`` here
-        (bfloat16 where it measures faster on this CPU, else float32; float16 on GPUs).
+        ``backend`` names the runtime (``uner.models.BACKENDS``: ``"onnx"`` for ONNX Runtime's int8 graph, the fastest
+        on a CPU), ``mlm_kwargs`` go to its loader; ``dtype`` is ``"auto"`` here (torch: bfloat16 where it measures
+        faster on this CPU, else float32; float16 on GPUs. onnx: int8).
         """
         mlm_kwargs.setdefault("dtype", "auto")
         nlp = load_spacy(spacy_model or DEFAULT_SPACY_MODEL)  # a missing parser fails before the model loads

@@ -62,7 +62,8 @@ def tag_file(input: str, out: str, tagger_kwargs: dict, *, input_format: str | N
         with claim_partial(out, resume, run) as (partial, done):
             try:  # with workers, only they load the model; this process just reads, orders and writes
                 masked_lm = getattr(RUNNERS.get(runner or "serial"), "masked_lm", True)
-                if masked_lm and tagger_kwargs.get("dtype", "auto") == "auto":  # chosen once, for every worker alike
+                torch_lm = masked_lm and tagger_kwargs.get("backend", "torch") == "torch"
+                if torch_lm and tagger_kwargs.get("dtype", "auto") == "auto":  # chosen once, for every worker alike
                     _, dtype = load_settings(tagger_kwargs.get("model"), "auto", tagger_kwargs.get("device"))
                     tagger_kwargs = {**tagger_kwargs, "dtype": dtype}
                 tagging = make_runner(tagger_kwargs, options, workers, runner, **(runner_settings or {}))

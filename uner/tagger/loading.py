@@ -26,5 +26,5 @@ def load_tagger(ensemble: Sequence[str] = (), engine: str = "teacher", **kwargs)
     tagger = Tagger.from_pretrained(**kwargs)
     if not ensemble:
         return tagger
-    shared = {k: kwargs[k] for k in ("dtype", "device", "threads", "stop_descriptors") if k in kwargs}
+    shared = {k: kwargs[k] for k in ("backend", "dtype", "device", "threads", "stop_descriptors") if k in kwargs}
     return Ensemble.from_specs(tagger, ensemble, **shared)
