@@ -19,7 +19,7 @@ LAYERS = [
     {"vocab", "pretrain"},
     {"tagger", "server"},
     {"analysis"},
-    {"distill"},
+    {"distill", "adapt"},
     {"cli", "spacy_component", "__init__"},
 ]
 OPTIONAL = {"ray", "selenium", "matplotlib", "onnxruntime", "onnx", "uvicorn", "IPython"}  # extras: imported where used

@@ -38,6 +38,8 @@ TAGGER_FILE = "tagger.yaml"
 GRAPH_FILE = "graph.npz"
 NEIGHBOURHOODS_FILE = "neighbourhoods.npz"
 SUMMARY_FILE = "summary.json"
+DESCRIPTORS_FILE = "descriptors.jsonl"  # uner adapt: per corpus sentence, its candidate spans' predicted descriptors
+TAGGED_FILE = "tagged.jsonl"  # uner adapt: the teacher's records of the same sentences (the page's --records)
 STAGES_DIR = "stages"  # the post-typing stages' word lists, <stage or list name>.yaml
 SCORES_KEY = "uner_scores"  # a student doc's doc.spans group: its entities with their raw confidences
 

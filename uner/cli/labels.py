@@ -9,13 +9,11 @@ from typing import Annotated, Optional
 
 import numpy as np
 import typer
-import yaml
 
 from ..labels import (LabelError, LabelsFolder, LabelTable, TypeHierarchy, bootstrap, compile_labels, label_stats,
                       load_seeds, term_distribution, type_rollup)
 from ..models import ModelNotFoundError, load_vocabulary, term_normaliser
-from ..io import atomic_write_text
-from ..labels.user_types import merged_seeds, read_user_types, types_yaml
+from ..labels.user_types import add_types
 from ..paths import ReadOnlyError, check_writable
 from ._util import ModelOpt, app, fail
 
@@ -131,15 +129,7 @@ def labels_add_types(
     with _reported():
         labels = LabelsFolder.existing(folder)
         check_writable(labels.path)
-        if not types_file.is_file():
-            raise FileNotFoundError(f"{types_file}: no such types file")
-        merged, seeds, new = read_user_types(types_file, labels.load_types(), replace)
-        text = types_yaml(merged, f"Entity types (uner labels add-types {types_file.name}{' --replace' if replace else ''}).\n"
-                                  "Every label in clusters.yaml and in seed lists names a type or subtype here.")
-        seed_doc = merged_seeds(labels.seeds_path, seeds)
-    atomic_write_text(labels.types_path, text)
-    if seed_doc:
-        atomic_write_text(labels.seeds_path, yaml.safe_dump(seed_doc, sort_keys=False, allow_unicode=True))
+        new, seeds = add_types(labels, types_file, replace)
     for t in new:
         typer.echo(f"{t.name}{' under ' + t.parent if t.parent else ''}: {len(seeds.get(t.name, []))} seed terms")
     typer.echo(f"-> {labels.types_path}, {labels.seeds_path}; next: uner labels bootstrap {labels.path}, then "

@@ -18,15 +18,19 @@ under the same parent only adds its seeds, so running the same file again change
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
+from ..io import atomic_write_text
+from .folder import LabelsFolder
 from .problems import LabelError, compose, line_of
 from .types import TypeHierarchy
 
 _KEYS = ("parent", "description", "seeds")
+NAME_RE = re.compile(r"[A-Z][A-Z0-9_]*")
 
 
 @dataclass
@@ -49,7 +53,6 @@ def read_user_types(path: str | os.PathLike, base: TypeHierarchy, replace: bool 
         raise LabelError([f"{path}:1: expected a mapping TYPE: [seed terms] (or TYPE: {{parent, description, seeds}})"])
     problems: list[str] = []
     types = {} if replace else {t: list(subs) for t, subs in base.types.items()}
-    descriptions = dict(base.descriptions)
     seen: dict[str, int] = {}
     new: list[NewType] = []
     extra_seeds: list[tuple[str, yaml.Node]] = []
@@ -68,17 +71,7 @@ def read_user_types(path: str | os.PathLike, base: TypeHierarchy, replace: bool 
         entry = _entry(name, val, where, problems)
         if entry is not None:
             new.append(entry)
-    for entry in new:  # top-level types first, so that a subtype may name a parent of this file
-        if entry.parent is None:
-            _add(entry, types, base, f"{path}:{seen[entry.name]}", problems)
-    for entry in new:
-        if entry.parent is not None:
-            _add(entry, types, base, f"{path}:{seen[entry.name]}", problems)
-    for entry in new:
-        descriptions[entry.name] = entry.description or descriptions.get(entry.name, "")
-    merged = TypeHierarchy(types, list(base.not_entity),
-                           {a: t for a, t in base.aliases.items() if t in set(_labels(types)) | set(base.not_entity)},
-                           descriptions)
+    merged = merge_types(base, new, types, {e.name: f"{path}:{seen[e.name]}" for e in new}, problems)
     seeds = {e.name: list(e.seeds) for e in new if e.seeds}
     for label, node in extra_seeds:
         name = merged.canonical(str(label).upper()) or merged.canonical(str(label))
@@ -89,6 +82,27 @@ def read_user_types(path: str | os.PathLike, base: TypeHierarchy, replace: bool 
     if problems:
         raise LabelError(problems)
     return merged, seeds, new
+
+
+def merge_types(base: TypeHierarchy, new: list[NewType], types: dict[str, list[str]] | None = None,
+                where: dict[str, str] | None = None, problems: list[str] | None = None) -> TypeHierarchy:
+    """``base`` (or the type lists ``types`` with ``base``'s descriptions, aliases and not-entity labels) with the
+    ``new`` types added, top-level ones first so that a subtype may name a parent among them. Problems go to
+    ``problems`` (each prefixed by ``where[name]``); without that list they raise LabelError."""
+    raise_now = problems is None
+    problems = [] if problems is None else problems
+    types = {t: list(subs) for t, subs in base.types.items()} if types is None else types
+    where = where or {}
+    for entry in sorted(new, key=lambda e: e.parent is not None):
+        _add(entry, types, base, where.get(entry.name, entry.name), problems)
+    if raise_now and problems:
+        raise LabelError(problems)
+    descriptions = dict(base.descriptions)
+    for entry in new:
+        descriptions[entry.name] = entry.description or descriptions.get(entry.name, "")
+    return TypeHierarchy(types, list(base.not_entity),
+                         {a: t for a, t in base.aliases.items() if t in set(_labels(types)) | set(base.not_entity)},
+                         descriptions)
 
 
 def _entry(name: str, val: yaml.Node, where: str, problems: list[str]) -> NewType | None:
@@ -164,3 +178,31 @@ def merged_seeds(path: Path, seeds: dict[str, list[str]]) -> dict[str, list[str]
         have = out.setdefault(label, [])
         have += [t for t in terms if t not in have]
     return out
+
+
+def add_types(labels: LabelsFolder, types_file: str | os.PathLike, replace: bool = False) -> tuple[list[NewType], dict]:
+    """``uner labels add-types``: merge a person's types file into the folder's ``types.yaml`` and its seeds into
+    ``seeds.yaml`` (nothing written when the file has a problem: LabelError). The types the file names and the
+    seeds per label."""
+    types_file = Path(types_file)
+    if not types_file.is_file():
+        raise FileNotFoundError(f"{types_file}: no such types file")
+    merged, seeds, new = read_user_types(types_file, labels.load_types(), replace)
+    text = types_yaml(merged, f"Entity types (uner labels add-types {types_file.name}{' --replace' if replace else ''}).\n"
+                              "Every label in clusters.yaml and in seed lists names a type or subtype here.")
+    seed_doc = merged_seeds(labels.seeds_path, seeds)
+    atomic_write_text(labels.types_path, text)
+    if seed_doc:
+        atomic_write_text(labels.seeds_path, yaml.safe_dump(seed_doc, sort_keys=False, allow_unicode=True))
+    return new, seeds
+
+
+def add_type(labels: LabelsFolder, entry: NewType) -> TypeHierarchy:
+    """One new type (the annotation page's "new type"), saved to the folder's ``types.yaml``; the new hierarchy.
+    LabelError when the name clashes or the parent is unknown."""
+    if not NAME_RE.fullmatch(entry.name):
+        raise LabelError([f"{entry.name!r}: a type name is letters, digits and _ (e.g. MUSIC_GENRE)"])
+    merged = merge_types(labels.load_types(), [entry])
+    atomic_write_text(labels.types_path, types_yaml(merged, "Entity types (a type added on the annotation page).\n"
+                      "Every label in clusters.yaml and in seed lists names a type or subtype here."))
+    return merged

@@ -156,6 +156,9 @@ def create_app(wb: Workbench, token: str | None = None) -> Starlette:
         labels = wb.set_term(body.get("term"), body.get("labels"))
         return {"term": body["term"], "labels": labels, **wb.state(body["since"])}
 
+    def new_type(request: Request, body: dict) -> dict:
+        return wb.add_type(body.get("name"), body.get("parent"), body.get("description", ""))
+
     async def index(request: Request) -> Response:
         response = HTMLResponse((STATIC / "index.html").read_text(encoding="utf-8"))
         if token is not None and request.query_params.get("token") == token:
@@ -172,6 +175,7 @@ def create_app(wb: Workbench, token: str | None = None) -> Starlette:
         Route("/api/bulk", api(bulk), methods=["POST"]),
         Route("/api/undo", api(undo), methods=["POST"]),
         Route("/api/terms", api(terms), methods=["POST"]),
+        Route("/api/types", api(new_type), methods=["POST"]),
         Route("/api/compile", api(lambda request, body: {"message": wb.compile(), **wb.state()}), methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC)),
     ]

@@ -17,12 +17,11 @@ import threading
 from collections import Counter
 from pathlib import Path
 
-from ..labels import (STATUSES, LabelError, LabelsFolder, Review, cluster_labels, compile_folder, load_seeds,
-                      model_embeddings)
+from ..labels import STATUSES, LabelError, LabelsFolder, Review, cluster_labels, compile_folder, model_embeddings
 from ..labels.terms_file import set_term_labels
-from ..paths import check_writable
-from ..vocab import neighbour_graph
-from .context import Context, Corpus, key_types, type_list
+from ..labels.user_types import NewType, add_type
+from .context import Context, key_types, type_list
+from .demand import Demand
 from .doubt import Doubt
 from .history import Change, Step, human, restore
 
@@ -55,8 +54,8 @@ class Workbench:
     """A labels folder under review. Thread-safe: the web app calls it from worker threads."""
 
     def __init__(self, labels: LabelsFolder, review: Review, context: Context | None = None,
-                 doubt: Doubt | None = None) -> None:
-        self.labels, self.review, self.types, self.doubt = labels, review, review.types, doubt
+                 doubt: Doubt | None = None, demand: Demand | None = None) -> None:
+        self.labels, self.review, self.types, self.doubt, self.demand = labels, review, review.types, doubt, demand
         self.context = context or Context(review.vocab or [])
         self.terms = labels.load_terms(self.types)
         self.key_types = key_types(review)
@@ -96,7 +95,8 @@ class Workbench:
                 "suggested": [[self.types.canonical(k) or k, v] for k, v in list(sug.items())[:5]],
                 "top": self.top_suggestion(entry), "share": round(max(sug.values(), default=0) / total, 3),
                 "members": self.context.by_frequency(entry["members"]), "rev": self._rev.get(entry["id"], 0),
-                **self.context.frequency(entry["members"]), **(self.doubt.summary(entry["id"]) if self.doubt else {})}
+                **self.context.frequency(entry["members"]), **(self.doubt.summary(entry["id"]) if self.doubt else {}),
+                **(self.demand.summary(entry["id"]) if self.demand else {})}
 
     def boot(self) -> dict:
         """Everything the page loads once: types, number-key types, what context there is, every cluster."""
@@ -104,7 +104,7 @@ class Workbench:
             return {"file": str(self.labels.clusters_path), "types": type_list(self.review),
                     "key_types": self.key_types, "graph": self.context.graph is not None,
                     "corpus": self.context.corpus is not None, "seeds": bool(self.context.seeds),
-                    "records": self.doubt is not None,
+                    "records": self.doubt is not None, "demand": self.demand.spans if self.demand else None,
                     "clusters": [self.compact(e) for e in self.review.clusters], **self.state()}
 
     def state(self, since: int | None = None) -> dict:
@@ -131,6 +131,7 @@ class Workbench:
             out["overrides"] = {m: sorted(self.terms[m]) for m in entry["members"] if m in self.terms}
         out["examples"] = self.context.corpus.examples(out["members"]) if self.context.corpus else []
         out["least_sure"] = self.doubt.examples(cid) if self.doubt else []
+        out["descriptors"] = self.demand.descriptors(entry["members"]) if self.demand else []
         out["mean_cos"], out["std_cos"] = entry.get("mean_cos"), entry.get("std_cos")
         return out
 
@@ -318,6 +319,18 @@ class Workbench:
 
     # ---- terms and compiling -------------------------------------------------------------------
 
+    def add_type(self, name: object, parent: object = None, description: object = "") -> dict:
+        """A new type (or a subtype of ``parent``) saved to the folder's types.yaml; the page's type list."""
+        if not isinstance(name, str) or not isinstance(parent, (str, type(None))) or not isinstance(description, str):
+            raise RequestError("name, parent and description must be text")
+        with self._lock:
+            try:
+                self.types = self.review.types = add_type(self.labels, NewType(name.strip().upper(), parent or None,
+                                                                               description.strip()))
+            except LabelError as exc:
+                raise RequestError("; ".join(exc.problems)) from None
+            return {"types": type_list(self.review)}
+
     def set_term(self, term: object, labels: object) -> list[str]:
         """Give a vocabulary term its own labels in terms.tsv (none: remove its override); the labels written."""
         if not isinstance(term, str) or (self.review.vocab is not None and term not in self.context.rank):
@@ -369,20 +382,3 @@ def _check_decision(value: object, status: object, note: object) -> None:
         raise RequestError("status confirmed needs a label")
     if note is not None and (not isinstance(note, str) or len(note) > MAX_NOTE):
         raise RequestError(f"note must be text of at most {MAX_NOTE} characters")
-
-
-def open_workbench(path: str | os.PathLike | None = None, model: str | None = None, seeds: list[Path] | None = None,
-                   corpus: Path | None = None, corpus_limit: int = 20_000, records: list[str] | None = None) -> Workbench:
-    """Load a labels folder for review (validated as ``uner labels validate`` does), the model's neighbour
-    graph when there is one (the folder's ``graph.npz``, else the user cache's; never built here), seed
-    lists for evidence, a corpus for examples and tagged records (JSONL files) for the doubt of each cluster.
-    Raises LabelError, FileNotFoundError, InputError for a bad record, or ReadOnlyError for the installed
-    package's own folder."""
-    labels = LabelsFolder.existing(path)
-    check_writable(labels.path)
-    review = labels.load_review(model)
-    seed_terms = load_seeds(labels.seed_sources(seeds or []), review.types)
-    graph = neighbour_graph(review.model, labels.path)
-    text = Corpus.read(corpus, review.vocab or [], corpus_limit) if corpus is not None else None
-    doubt = Doubt.read(records, review.clusters) if records else None
-    return Workbench(labels, review, Context(review.vocab or [], graph, text, seed_terms), doubt)

@@ -123,6 +123,7 @@ function applyFilters(keepId) {
     freq: (a, b) => (a.freq === null ? a.rank - b.rank : b.freq - a.freq) || a.id - b.id,
     share: (a, b) => b.share - a.share || b.size - a.size,
     doubt: (a, b) => b.doubt - a.doubt || b.tagged - a.tagged || a.id - b.id,
+    spans: (a, b) => b.spans - a.spans || a.id - b.id,
     id: (a, b) => a.id - b.id,
   }[sort];
   S.order = rows.sort(key).map((c) => c.id);
@@ -273,6 +274,10 @@ async function start() {
   for (const c of boot.clusters) if (c.top) tops.set(c.top, (tops.get(c.top) || 0) + 1);
   $("f-type").append(...[...tops].sort((a, b) => b[1] - a[1]).map(([t, n]) => new Option(`${t} (${n})`, t)));
   if (boot.records) $("f-sort").append(new Option("least sure first", "doubt"));
+  if (boot.demand !== null) {  // uner adapt's descriptors: what the corpus needs first is the default order
+    $("f-sort").append(new Option("most corpus spans first", "spans"));
+    $("f-sort").value = "spans";
+  }
   $("keys").replaceChildren(...S.keyTypes.map((t, i) => {
     const b = document.createElement("button");
     b.dataset.key = i + 1;

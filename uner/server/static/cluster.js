@@ -29,6 +29,8 @@ function renderFocus(moved) {
   $("tagged").hidden = !S.boot.records;
   $("c-tagged").textContent = S.boot.records ? `(${c.tagged} touch this cluster; doubt ${c.doubt.toFixed(2)})` : "";
   $("c-least").textContent = "";
+  $("c-demand").textContent = S.boot.demand === null ? "" :
+    `its label bears on ${c.spans} of ${S.boot.demand} corpus spans (their predicted descriptors hold a member)`;
   loadDetail(c);
 }
 
@@ -48,6 +50,7 @@ async function loadDetail(c) {
   renderExamples(d.examples);
   renderNeighbours(d.neighbours);
   renderLeastSure(d.least_sure);
+  if (d.descriptors.length) $("c-demand").textContent += `: ${d.descriptors.map(([t, n]) => `${t} ${n}`).join(", ")}`;
   $("card").dataset.detail = String(c.id);
 }
 

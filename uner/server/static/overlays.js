@@ -32,6 +32,12 @@ function renderPicker() {
     return t.description.toLowerCase().includes(q) ? 2 : -1;
   };
   S.picker.matches = S.types.map((t) => [score(t), t]).filter(([s]) => s >= 0).sort((a, b) => a[0] - b[0]).map(([, t]) => t);
+  // "ALBUM" or "album under ENT" that names no type yet: offer to add it to types.yaml
+  const [, name, parent] = q.match(/^([a-z][a-z0-9_ ]*?)(?: under ([a-z][a-z0-9_]*))?$/) || [];
+  const upper = name && name.trim().replace(/ +/g, "_").toUpperCase();
+  if (upper && !S.types.some((t) => t.name === upper))
+    S.picker.matches.push({ name: upper, parent: parent ? parent.toUpperCase() : null, kind: "new",
+                            description: "new type: add it to types.yaml" });
   S.picker.index = Math.min(S.picker.index, Math.max(0, S.picker.matches.length - 1));
   $("picker-list").replaceChildren(...S.picker.matches.slice(0, 40).map((t, i) => {
     const li = document.createElement("li");
@@ -40,15 +46,23 @@ function renderPicker() {
     li.innerHTML = `<b></b> <small></small>`;
     li.children[0].textContent = t.parent ? `${t.parent} › ${t.name}` : t.name;
     li.children[1].textContent = t.description;
-    li.onclick = () => pick(t.name);
+    li.onclick = () => pick(t);
     return li;
   }));
 }
 
-function pick(name) {
+async function pick(t) {
   const onPick = S.picker.onPick;
   closeOverlays();
-  onPick(name);
+  if (t.kind === "new") {
+    try {
+      S.types = (await call("POST", "/api/types", { name: t.name, parent: t.parent })).types;
+    } catch (err) {
+      return toast(err.message, true);
+    }
+    toast(`new type ${t.name} in types.yaml`);
+  }
+  onPick(t.name);
 }
 
 function pickerKey(e) {
@@ -58,7 +72,7 @@ function pickerKey(e) {
     renderPicker();
     e.preventDefault();
   } else if (e.key === "Enter" && p.matches.length) {
-    pick(p.matches[p.index].name);
+    pick(p.matches[p.index]);
     e.preventDefault();
   }
 }

@@ -1,0 +1,156 @@
+"""`uner adapt`: from a corpus and a person's types file to a labels folder ready for the annotation page.
+
+Steps, each skipped when its output is there (run the command again after an interruption):
+
+1. *folder*: a copy of the base labels folder (the model's shipped labels: every human decision carried);
+2. *types*: the person's types and seeds merged in (``labels add-types``; running it again changes nothing);
+3. *bootstrap*: every cluster's suggestion from the seed lists; *compile*: the label table with the new seeds;
+4. *descriptors*: the teacher reads a sample of the corpus and keeps, for every candidate span, the descriptor
+   words the masked LM predicted for it (``descriptors.jsonl``) and the tagged records (``tagged.jsonl``). The
+   page orders its queue by how many of these spans a cluster's label bears on (``server.demand``) and shows
+   the least sure entities (``server.doubt``). Written a sentence per line as it goes; a rerun continues.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .distill.sample import sample_sentences
+from .io import Source, atomic_write_text
+from .labels import LabelsFolder, bootstrap, compile_labels, load_seeds
+from .labels.user_types import add_types
+from .paths import (CLUSTERS_FILE, DESCRIPTORS_FILE, SEEDS_FILE, SUMMARY_FILE, TAGGED_FILE, TAGGER_FILE, TERMS_FILE,
+                    TYPES_FILE, check_writable, labels_dir)
+from .tagger import TaggerConfig, load_tagger
+
+COPIED = (CLUSTERS_FILE, TERMS_FILE, TYPES_FILE, SEEDS_FILE, TAGGER_FILE, SUMMARY_FILE)  # not the calibration: its
+#                                                                                         types change
+STATE_FILE = "adapt.json"
+
+
+@dataclass
+class AdaptConfig:
+    """What ``uner adapt`` makes a folder from (checked at construction)."""
+
+    corpus: tuple[str, ...]  # PATH or PATH:WEIGHT
+    out: Path
+    types: Path | None = None
+    base: Path | None = None  # the labels folder to start from (default: the model's)
+    model: str | None = None
+    seeds: tuple[str, ...] = ()  # more seed lists for the bootstrap and compile
+    sentences: int = 2000  # corpus sentences the teacher reads for the descriptors
+    batch_size: int = 32
+    seed: int = 0
+    sources: list[Source] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.out = Path(self.out)
+        if self.sentences < 1 or self.batch_size < 1:
+            raise ValueError("sentences and batch_size must be at least 1")
+        if not self.corpus:
+            raise ValueError("give at least one corpus file")
+        self.sources = [Source.parse(spec) for spec in self.corpus]
+        if self.types is not None and not Path(self.types).is_file():
+            raise ValueError(f"{self.types}: no such types file")
+        base = Path(self.base) if self.base else labels_dir(self.model)
+        if not (base / CLUSTERS_FILE).is_file():
+            raise ValueError(f"{base}: not a labels folder (no {CLUSTERS_FILE})")
+        self.base = base
+
+
+def adapt(config: AdaptConfig, echo: Callable[[str], None] = print) -> Path:
+    """Run the steps that are not done yet; the folder."""
+    out = config.out
+    out.mkdir(parents=True, exist_ok=True)
+    check_writable(out)
+    state = _read_state(out)
+    if not (out / CLUSTERS_FILE).is_file():
+        for name in COPIED:
+            if (config.base / name).is_file():
+                shutil.copy2(config.base / name, out / name)
+        echo(f"folder: {config.base} -> {out}")
+    labels = LabelsFolder(out)
+    types_key = _digest(Path(config.types).read_bytes()) if config.types else ""
+    if config.types and state.get("types") != types_key:
+        new, seeds = add_types(labels, config.types)
+        echo(f"types: {', '.join(t.name for t in new)} ({sum(map(len, seeds.values()))} seed terms)")
+        state = {"types": types_key}  # what came after the types is stale
+        for name in (DESCRIPTORS_FILE, TAGGED_FILE):
+            (out / name).unlink(missing_ok=True)
+        _write_state(out, state)
+    if not state.get("compiled"):
+        review = labels.load_review(config.model)
+        n = bootstrap(review.doc, load_seeds(labels.seed_sources(list(config.seeds)), review.types), review.types)
+        labels.save_clusters(review.doc)
+        echo(f"bootstrap: suggestions for {n} of {len(review.clusters)} clusters")
+        echo(f"compile: {compile_labels(out, config.model, config.seeds)}")
+        state["compiled"] = True
+        _write_state(out, state)
+    if not (out / DESCRIPTORS_FILE).is_file():
+        collect_descriptors(config, echo)
+    echo(f"next: uner annotate {out} --corpus {config.sources[0].path} --records {out / TAGGED_FILE}")
+    return out
+
+
+def collect_descriptors(config: AdaptConfig, echo: Callable[[str], None] = print) -> None:
+    """The teacher over a sample of the corpus: per sentence, each candidate span (kept or not) with the
+    descriptor words predicted for it, to ``descriptors.jsonl``; the kept entities to ``tagged.jsonl``.
+    Appends a sentence at a time and continues after the last complete one."""
+    out = config.out
+    sents, _ = sample_sentences(config.sources, config.sentences, config.seed)
+    part, tagged_part = out / (DESCRIPTORS_FILE + ".part"), out / (TAGGED_FILE + ".part")
+    done = _complete_lines(part)
+    _truncate(tagged_part, done)
+    tagger = load_tagger(model=config.model, labels=out, config=TaggerConfig.for_labels(LabelsFolder(out)))
+    with open(part, "a", encoding="utf-8") as f, open(tagged_part, "a", encoding="utf-8") as t:
+        for start in range(done, len(sents), config.batch_size):
+            batch = sents[start : start + config.batch_size]
+            for i, (text, ents) in enumerate(zip(batch, tagger.tag(batch, explain=True, rejected=True)), start):
+                spans = [{"text": e.text, "type": e.subtype or e.type if e.kept else None,
+                          "terms": sorted({d["term"] for row in e.descriptors or [] for d in row})} for e in ents]
+                t.write(json.dumps({"id": str(i + 1), "text": text,
+                                    "entities": [e.to_dict() for e in ents if e.kept]}, ensure_ascii=False) + "\n")
+                f.write(json.dumps({"sentence": i, "spans": spans}, ensure_ascii=False) + "\n")
+            f.flush()
+            t.flush()
+            echo(f"descriptors: {min(start + len(batch), len(sents))}/{len(sents)} sentences")
+    os.replace(tagged_part, out / TAGGED_FILE)
+    os.replace(part, out / DESCRIPTORS_FILE)
+
+
+def _complete_lines(path: Path) -> int:
+    """How many whole lines ``path`` holds (a half-written last line is cut off)."""
+    if not path.is_file():
+        return 0
+    data = path.read_bytes()
+    keep = data[: data.rfind(b"\n") + 1]
+    if len(keep) != len(data):
+        path.write_bytes(keep)
+    return keep.count(b"\n")
+
+
+def _truncate(path: Path, lines: int) -> None:
+    """Keep the first ``lines`` lines of ``path`` (the tagged records of the sentences already counted)."""
+    if path.is_file():
+        kept = path.read_bytes().split(b"\n")[:lines]
+        path.write_bytes(b"".join(line + b"\n" for line in kept))
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=8).hexdigest()
+
+
+def _read_state(out: Path) -> dict:
+    path = out / STATE_FILE
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+def _write_state(out: Path, state: dict) -> None:
+    atomic_write_text(out / STATE_FILE, json.dumps(state, indent=1) + "\n")
+
