@@ -65,3 +65,13 @@ def test_adapt_refuses_a_bad_types_file_naming_its_line(tmp_path):
     res = uner("adapt", str(SAMPLE), "--types", str(types), "--out", str(tmp_path / "labels"), "--sentences", "2")
     assert res.returncode == 2 and f"{types}:1: type ALBUM: unknown parent 'NOPE'" in res.stderr
     assert not (tmp_path / "labels" / "label_table.npz").exists()
+
+
+def test_a_spans_strongest_terms_weigh_rank_across_its_inputs():
+    from uner.adapt import strongest_terms
+
+    rows = [[{"term": "album"}, {"term": "song"}, {"term": "band"}], [{"term": "song"}, {"term": "record"}],
+            [{"term": "record"}, {"term": "band"}, {"term": "album"}]]
+    # album 1 + 1/3, song 1/2 + 1, record 1/2 + 1, band 1/3 + 1/2
+    assert strongest_terms(rows, keep=3) == ["song", "record", "album"]
+    assert strongest_terms(None) == []

@@ -9,6 +9,8 @@ Steps, each skipped when its output is there (run the command again after an int
    words the masked LM predicted for it (``descriptors.jsonl``) and the tagged records (``tagged.jsonl``). The
    page orders its queue by how many of these spans a cluster's label bears on (``server.demand``) and shows
    the least sure entities (``server.doubt``). Written a sentence per line as it goes; a rerun continues.
+   A span keeps the descriptor words its vote rests on most (``strongest_terms``), so that a cluster of words
+   predicted far down every list does not rank first.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import hashlib
 import json
 import os
 import shutil
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +35,7 @@ from .tagger import TaggerConfig, load_tagger
 COPIED = (CLUSTERS_FILE, TERMS_FILE, TYPES_FILE, SEEDS_FILE, TAGGER_FILE, SUMMARY_FILE)  # not the calibration: its
 #                                                                                         types change
 STATE_FILE = "adapt.json"
+TERMS_PER_SPAN = 8  # descriptor words kept per span: the ones its vote rests on
 
 
 @dataclass
@@ -94,7 +98,8 @@ def adapt(config: AdaptConfig, echo: Callable[[str], None] = print) -> Path:
         _write_state(out, state)
     if not (out / DESCRIPTORS_FILE).is_file():
         collect_descriptors(config, echo)
-    echo(f"next: uner annotate {out} --corpus {config.sources[0].path} --records {out / TAGGED_FILE}")
+    seeds = "".join(f" --seeds {s}" for s in config.seeds)  # the page's compile needs the same seed lists
+    echo(f"next: uner annotate {out} --corpus {config.sources[0].path} --records {out / TAGGED_FILE}{seeds}")
     return out
 
 
@@ -113,7 +118,7 @@ def collect_descriptors(config: AdaptConfig, echo: Callable[[str], None] = print
             batch = sents[start : start + config.batch_size]
             for i, (text, ents) in enumerate(zip(batch, tagger.tag(batch, explain=True, rejected=True)), start):
                 spans = [{"text": e.text, "type": e.subtype or e.type if e.kept else None,
-                          "terms": sorted({d["term"] for row in e.descriptors or [] for d in row})} for e in ents]
+                          "terms": strongest_terms(e.descriptors)} for e in ents]
                 t.write(json.dumps({"id": str(i + 1), "text": text,
                                     "entities": [e.to_dict() for e in ents if e.kept]}, ensure_ascii=False) + "\n")
                 f.write(json.dumps({"sentence": i, "spans": spans}, ensure_ascii=False) + "\n")
@@ -122,6 +127,16 @@ def collect_descriptors(config: AdaptConfig, echo: Callable[[str], None] = print
             echo(f"descriptors: {min(start + len(batch), len(sents))}/{len(sents)} sentences")
     os.replace(tagged_part, out / TAGGED_FILE)
     os.replace(part, out / DESCRIPTORS_FILE)
+
+
+def strongest_terms(descriptors: list[list[dict]] | None, keep: int = TERMS_PER_SPAN) -> list[str]:
+    """The ``keep`` descriptor words that weigh most in a span's votes: a word scores 1/rank in each masked input
+    that predicts it (the first of one input outweighs the tenth of three)."""
+    weight: Counter = Counter()
+    for row in descriptors or []:
+        for rank, d in enumerate(row, 1):
+            weight[d["term"]] += 1 / rank
+    return [t for t, _ in weight.most_common(keep)]
 
 
 def _complete_lines(path: Path) -> int:
