@@ -32,6 +32,7 @@ def test_a_clusters_demand_counts_each_depending_span_once(tmp_path):
     # two members among one span's descriptors count that span once
     assert [demand.summary(c)["spans"] for c in (1, 2, 3)] == [2, 1, 0]
     assert demand.descriptors(["record", "album", "x"]) == [["album", 2], ["record", 1]]
+    assert demand.words(2) == [("album", 2), ("song", 2)] and demand.examples["album"] == ["x"]
 
 
 def test_a_bad_descriptors_line_is_named(tmp_path):
@@ -57,6 +58,12 @@ def test_the_page_sorts_by_demand_and_adds_a_new_type(small_folder):
     spans = {x["id"]: x["spans"] for x in boot["clusters"]}
     assert spans[first["id"]] == 2 and spans[second["id"]] == 1 and sum(spans.values()) == 3
     assert c.get(f"/api/clusters/{first['id']}").json()["descriptors"][0][1] == 1
+    # the words view: each descriptor word with its spans, its own labels, its clusters' labels and examples
+    assert c.post("/api/terms", json={"term": a, "labels": ["PERSON"]}).status_code == 200
+    words = {w["term"]: w for w in c.get("/api/words").json()["words"]}
+    assert set(words) == {a, b, c_, "zzz"} and words[a]["spans"] == 1 and words[a]["own"] == ["PERSON"]
+    assert words[b]["own"] is None and words[b]["examples"] == ["x"]
+    assert words[b]["clusters"] == ({first["label"]: 1} if first.get("status") == "confirmed" and first.get("label") else {})
 
     r = c.post("/api/types", json={"name": "album", "parent": "ENT", "description": "Albums."})
     assert r.status_code == 200 and {"name": "ALBUM", "parent": "ENT", "kind": "subtype",
@@ -74,4 +81,6 @@ def test_the_page_sorts_by_demand_and_adds_a_new_type(small_folder):
                           ({"name": "9 lives"}, "a type name is letters")):
         r = c.post("/api/types", json=body)
         assert r.status_code == 400 and message in r.json()["error"], r.json()
+    r = c.post("/api/types")  # no body at all reads as an empty object: the same one-line refusal, not a 415
+    assert r.status_code == 400 and "name, parent and description must be text" in r.json()["error"]
     assert (small_folder / "types.yaml").read_bytes() == before

@@ -78,10 +78,12 @@ class Gate:
 
 
 async def _body(request: Request) -> dict:
-    """The JSON object a POST carries; 415/413/400 for anything else."""
+    """The JSON object a POST carries (none: an empty object); 415/413/400 for anything else."""
+    raw = await request.body()
+    if not raw:
+        return {}
     if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
         raise RequestError("send JSON (Content-Type: application/json)", 415)
-    raw = await request.body()
     if len(raw) > MAX_BODY:
         raise RequestError("request too large", 413)
     try:
@@ -176,6 +178,7 @@ def create_app(wb: Workbench, token: str | None = None) -> Starlette:
         Route("/api/undo", api(undo), methods=["POST"]),
         Route("/api/terms", api(terms), methods=["POST"]),
         Route("/api/types", api(new_type), methods=["POST"]),
+        Route("/api/words", api(lambda request, body: {"words": wb.words()})),
         Route("/api/compile", api(lambda request, body: {"message": wb.compile(), **wb.state()}), methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC)),
     ]

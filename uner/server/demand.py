@@ -25,6 +25,7 @@ class Demand:
     depending: Counter = field(default_factory=Counter)
     terms: Counter = field(default_factory=Counter)
     owners: dict[str, list[int]] = field(default_factory=dict)
+    examples: dict[str, list[str]] = field(default_factory=dict)  # per word, the first spans that were given it
 
     @classmethod
     def read(cls, path: str | Path, clusters: Sequence[dict]) -> Demand:
@@ -38,20 +39,28 @@ class Demand:
                 try:
                     spans = json.loads(line)["spans"]
                     for span in spans:
-                        out.add(span["terms"])
+                        out.add(span["terms"], span["text"])
                 except (ValueError, KeyError, TypeError):
                     raise InputError(f"{path}:{n}: not a line of descriptors.jsonl (uner adapt writes it)") from None
         return out
 
-    def add(self, terms: Sequence[str]) -> None:
-        """Count one span with its descriptor terms."""
+    def add(self, terms: Sequence[str], text: str = "", keep: int = 5) -> None:
+        """Count one span (``text``) with its descriptor terms."""
         self.spans += 1
         self.terms.update(terms)
+        for t in terms:
+            seen = self.examples.setdefault(t, [])
+            if len(seen) < keep and text not in seen:
+                seen.append(text)
         self.depending.update({cid for t in terms for cid in self.owners.get(t, ())})
 
     def summary(self, cid: int) -> dict:
         """What the queue sorts by: how many corpus spans depend on the cluster."""
         return {"spans": self.depending[cid]}
+
+    def words(self, n: int) -> list[tuple[str, int]]:
+        """The ``n`` descriptor words most spans were given, with how many."""
+        return self.terms.most_common(n)
 
     def descriptors(self, members: Sequence[str], n: int = 8) -> list[list]:
         """The members the corpus's spans were given as descriptors most often, with how many spans."""

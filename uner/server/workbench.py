@@ -135,6 +135,21 @@ class Workbench:
         out["mean_cos"], out["std_cos"] = entry.get("mean_cos"), entry.get("std_cos")
         return out
 
+    def words(self, n: int = 300) -> list[dict]:
+        """The descriptor words the corpus's spans were given most (``uner adapt``), each with its own labels
+        (terms.tsv), the labels of the confirmed clusters it is a member of (its vote when it has no own labels)
+        and spans that were given it: a word's decision is the most direct one."""
+        if self.demand is None:
+            raise RequestError("no descriptors.jsonl in this folder: `uner adapt` writes it", 404)
+        with self._lock:
+            out = []
+            for term, spans in self.demand.words(n):
+                clusters = Counter(lab for cid in self.demand.owners.get(term, ()) for lab in
+                                   cluster_labels(self._by_id[cid])[:1] if self._by_id[cid].get("status") == "confirmed")
+                out.append({"term": term, "spans": spans, "own": sorted(self.terms[term]) if term in self.terms else None,
+                            "clusters": dict(clusters.most_common()), "examples": self.demand.examples.get(term, [])})
+            return out
+
     def _entry(self, cid: int) -> dict:
         if cid not in self._by_id:
             raise RequestError(f"unknown cluster id {cid}", 404)

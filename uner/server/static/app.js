@@ -253,6 +253,7 @@ function onKey(e) {
   else if (key === "t" && c) openPicker(`Label ${c.pivot} as…`, (name) => decide(name, "confirmed"));
   else if (key === "b") openBulk(c && c.top);
   else if (key === "e" && c) openTermEditor(null);
+  else if (key === "w" && S.boot.demand !== null) openWords();
   else if (key === "m") $("note").focus();
   else if (key === "/") $("search").focus();
   else if (key === "?") openOverlay("help");
@@ -277,6 +278,7 @@ async function start() {
   if (boot.demand !== null) {  // uner adapt's descriptors: what the corpus needs first is the default order
     $("f-sort").append(new Option("most corpus spans first", "spans"));
     $("f-sort").value = "spans";
+    $("words").hidden = false;
   }
   $("keys").replaceChildren(...S.keyTypes.map((t, i) => {
     const b = document.createElement("button");
@@ -305,6 +307,7 @@ $("skip").onclick = () => move(1);
 $("pick").onclick = () => current() && openPicker(`Label ${current().pivot} as…`, (name) => decide(name, "confirmed"));
 $("bulk").onclick = () => openBulk(current() && current().top);
 $("undo").onclick = undo;
+$("words").onclick = openWords;
 $("help-button").onclick = () => openOverlay("help");
 window.addEventListener("focus", () => refresh().catch((err) => toast(err.message, true)));
 setInterval(() => { if (!S.working) refresh().catch(() => {}); }, 5000);

@@ -50,7 +50,17 @@ async function loadDetail(c) {
   renderExamples(d.examples);
   renderNeighbours(d.neighbours);
   renderLeastSure(d.least_sure);
-  if (d.descriptors.length) $("c-demand").textContent += `: ${d.descriptors.map(([t, n]) => `${t} ${n}`).join(", ")}`;
+  if (d.descriptors.length) {  // each word opens the term editor: its own label decides its spans at once
+    $("c-demand").append(": ", ...d.descriptors.flatMap(([t, n], i) => {
+      const a = document.createElement("a");
+      a.href = "#";
+      a.className = "word";
+      a.textContent = t;
+      a.title = `label ${t} on its own (terms.tsv)`;
+      a.onclick = (e) => { e.preventDefault(); openTermEditor(t); };
+      return [...(i ? [", "] : []), a, ` ${n}`];
+    }));
+  }
   $("card").dataset.detail = String(c.id);
 }
 

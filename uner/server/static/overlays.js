@@ -137,6 +137,27 @@ function bulkKey(e) {
   renderBulk();
 }
 
+async function openWords() {
+  let words;
+  try {
+    words = (await call("GET", "/api/words")).words;
+  } catch (err) {
+    return toast(err.message, true);
+  }
+  S.wordOwn = Object.fromEntries(words.map((w) => [w.term, w.own]));
+  const labels = (w) => (w.own ? `own: ${w.own.join("/")}` : Object.entries(w.clusters).map(([l, n]) => `${l} ${n}`).join(", ") || "no label");
+  $("words-list").replaceChildren(...words.map((w) => {
+    const li = document.createElement("li");
+    li.innerHTML = `<a href="#"></a> <small></small> <span class="examples"></span>`;
+    li.children[0].textContent = w.term;
+    li.children[0].onclick = (e) => { e.preventDefault(); openTermEditor(w.term); };
+    li.children[1].textContent = `${w.spans} spans · ${labels(w)}`;
+    li.children[2].textContent = w.examples.join(" · ");
+    return li;
+  }));
+  openOverlay("words-view");
+}
+
 function openTermEditor(term) {
   const c = current();
   $("term-members").replaceChildren(...(c ? c.members : []).map((m) => new Option(m)));
@@ -149,7 +170,7 @@ function openTermEditor(term) {
 
 function showTermCurrent() {
   const c = current(), d = c && S.details.get(c.id), term = $("term-input").value;
-  const own = d && d.overrides[term];
+  const own = (d && d.overrides[term]) || (S.wordOwn && S.wordOwn[term]);
   $("term-current").textContent = own ? `terms.tsv now: ${term} → ${own.join("/")}` : `${term} has no terms.tsv entry`;
   $("term-labels").value = own ? own.join("/") : "";
 }
@@ -161,6 +182,7 @@ function saveTerm(labels) {
     const r = await call("POST", "/api/terms", { term, labels, since: S.version });
     merge(r);
     toast(r.labels.length ? `terms.tsv: ${term} → ${r.labels.join("/")}` : `terms.tsv: ${term} removed`);
+    if (S.wordOwn && term in S.wordOwn) S.wordOwn[term] = r.labels.length ? r.labels : null;
     const c = current();
     if (c) loadDetail(c);
   } });
