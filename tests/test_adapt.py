@@ -32,6 +32,10 @@ def test_adapt_makes_a_folder_for_the_page_and_continues_where_it_stopped(tmp_pa
     doc = yaml.safe_load((out / "types.yaml").read_text(encoding="utf-8"))["types"]
     assert "ALBUM" in doc["ENT"]["subtypes"] and "ALGORITHM" in doc
     assert yaml.safe_load((out / "seeds.yaml").read_text(encoding="utf-8"))["ALGORITHM"] == ["algorithm", "backpropagation"]
+    from uner.labels import LabelsFolder
+    from uner.tagger import TaggerConfig
+
+    assert TaggerConfig.for_labels(LabelsFolder(out)).subtype_share == 0.1  # its tagger.yaml: own subtypes win sooner
     shown = uner("labels", "show", "algorithm", "--labels", str(out))
     assert "own labels: ALGORITHM" in shown.stdout, shown.stdout  # the compiled table knows the seed
     lines = (out / "descriptors.jsonl").read_text(encoding="utf-8").splitlines()

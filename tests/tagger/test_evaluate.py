@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from uner.analysis.evaluate import Mapping, detokenize, entities, read_gold, strict_f1, to_iob2, token_f1_by_type
@@ -105,3 +107,33 @@ def test_eval_cli(tmp_path, tiny):
     assert both.returncode == 0, both.stderr
     twice = json.loads((tmp_path / "r2.json").read_text())
     assert twice["given_spans"] == report["given_spans"] and twice["end_to_end"] == report["end_to_end"]
+
+
+def test_eval_takes_the_labels_folders_own_settings(tmp_path, tiny):
+    """A labels folder with a tagger.yaml (uner adapt's folders, uner-bio) is scored with its own settings; without
+    one, with the mapping's domain; --domain wins over both."""
+    import json
+    import shutil
+
+    from tests.helpers import uner
+
+    gold = tmp_path / "conll2003_sample.txt"
+    gold.write_text("Barack NNP B-NP B-PER\nObama NNP I-NP I-PER\nvisited VBD B-VP O\nParis NNP B-NP B-LOC\n. . O O\n")
+    mapping = tmp_path / "m.yaml"
+    mapping.write_text("map:\n  PERSON: PER\n  LOCATION: LOC\n")
+    labels = Path(shutil.copytree(tiny[1], tmp_path / "labels"))
+
+    def predicted(*extra: str) -> int:
+        """How many entities the tagger found (an exact match leaves no error record: the two gold ones)."""
+        errors = tmp_path / "errors.jsonl"
+        res = uner("eval", str(gold), "--mapping", str(mapping), "--model", str(tiny[0]), "--labels", str(labels),
+                   "--mode", "end-to-end", "--errors", str(errors), *extra)
+        assert res.returncode == 0, res.stderr
+        records = [json.loads(line) for line in errors.read_text().splitlines()]
+        return sum(len(r["predicted"]) for r in records) if records else 2
+
+    before = predicted()
+    assert before > 0
+    (labels / "tagger.yaml").write_text("domain: general\nsettings:\n  min_score: 0.98\n")
+    assert predicted() == 0  # no span's top type holds 98 % of the votes
+    assert predicted("--domain", "general") == before

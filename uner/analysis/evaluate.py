@@ -20,6 +20,7 @@ from pathlib import Path
 import yaml
 
 from ..io import Sentence, atomic_write_text, read_token_file
+from ..labels import LabelsFolder
 from ..tagger import TaggerConfig, bio_tags, load_tagger
 
 MAPPINGS_DIR = Path(__file__).resolve().parents[1] / "mappings"
@@ -196,12 +197,17 @@ def evaluate_model(gold_path: str | os.PathLike, mapping_path: str | os.PathLike
                    domain: str | None = None, student: bool = False, backend: str = "torch", **config_changes) -> dict:
     """``evaluate`` with a model loaded by name (and ``ensemble`` members, ``MODEL`` or ``MODEL:LABELS_DIR``,
     voting with equal weights); the mapping from ``mapping_path`` or the gold file's name; the tagger settings
-    of ``domain`` (default: the mapping's) with ``config_changes`` (TaggerConfig fields) on top. ``student``:
+    of ``domain`` (default: the labels folder's ``tagger.yaml`` when it has one, else the mapping's domain) with
+    ``config_changes`` (TaggerConfig fields) on top. ``student``:
     the student tagger (``model`` its folder, default the shipped one) instead; ``backend``: the teacher's runtime
     (``uner.models.BACKENDS``). Adds ``seconds``."""
     t0 = time.time()
     mapper = Mapping.load(mapping_path) if mapping_path else Mapping.for_file(gold_path)
-    config = TaggerConfig.for_domain(domain or mapper.domain, **config_changes)
+    folder = LabelsFolder.of(labels, model)
+    if domain is None and folder.default_domain() is not None:  # the folder's own tagger.yaml: its settings
+        config = TaggerConfig.for_labels(folder, **config_changes)
+    else:
+        config = TaggerConfig.for_domain(domain or mapper.domain, **config_changes)
     if student:
         tagger = load_tagger(engine="student", model=model, stages=config_changes.get("stages"))
     else:

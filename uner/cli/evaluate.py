@@ -25,7 +25,7 @@ def eval_command(
     report: Annotated[Optional[Path], typer.Option(help="Write the full report here (JSON).")] = None,
     ensemble: EnsembleOpt = None,
     domain: Annotated[Optional[str], typer.Option(
-        help="general | biomedical (default: the dataset mapping's domain).")] = None,
+        help="general | biomedical (default: the labels folder's tagger.yaml, else the dataset mapping's domain).")] = None,
     span_policy: SpanPolicyOpt = None,
     min_score: MinScoreOpt = None,
     stages: StagesOpt = None,
