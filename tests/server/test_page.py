@@ -195,3 +195,40 @@ def test_least_sure_first(browser, records_server):
     tagged = browser.find_element("id", "c-tagged").get_attribute("textContent")  # (the heading is shown upper-case)
     assert row.text.startswith(f"{least['score']:.2f} {least['type']} ") \
         and tagged.startswith(f"({sum(touches(e, cluster) for e in entities)} touch this cluster; doubt {doubt[first]:.2f})")
+
+
+def test_corpus_demand_words_view_and_new_type(browser, small_folder):
+    """With `uner adapt`'s descriptors the queue starts at the cluster most corpus spans depend on, `w` lists the
+    descriptor words most spans were given (a click opens the term editor on one), and a name no type has, typed in
+    the picker as "album under ENT", adds that subtype to types.yaml and labels the cluster with it."""
+    import yaml
+
+    from tests.server.test_demand import write_descriptors
+    from uner.server import create_app, open_workbench, running
+
+    clusters = read_doc(small_folder)["clusters"]
+    owners = Counter(m for e in clusters for m in e["members"])
+    target = next(e for e in clusters if e.get("status") == "suggested" and sum(owners[m] == 1 for m in e["members"]))
+    word = next(m for m in target["members"] if owners[m] == 1)
+    write_descriptors(small_folder / "descriptors.jsonl", [[word, "zzz"], [word]], [[word]])
+    with running(create_app(open_workbench(small_folder))) as base:
+        open_page(browser, base)
+        assert browser.execute_script("return document.getElementById('f-sort').value") == "spans"
+        assert focused(browser) == target["id"]
+        press(browser, "w")
+        first = wait(browser, lambda d: d.execute_script(
+            "const a = document.querySelector('#words-list li a'); return a && a.textContent"))
+        assert first == word
+        browser.execute_script("document.querySelector('#words-list li a').click()")
+        assert browser.find_element("id", "term-editor").is_displayed()
+        assert browser.find_element("id", "term-input").get_attribute("value") == word
+        press(browser, "\ue00c")  # Esc
+        press(browser, "t")
+        press(browser, "album under ent")
+        wait(browser, lambda d: d.execute_script(
+            "const li = document.querySelector('#picker-list li.new'); return li && li.dataset.name === 'ALBUM'"))
+        browser.execute_script("document.querySelector('#picker-list li.new').click()")
+        wait(browser, lambda d: by_id(read_doc(small_folder))[target["id"]].get("label") == "ALBUM")
+    types = yaml.safe_load((small_folder / "types.yaml").read_text(encoding="utf-8"))["types"]
+    assert "ALBUM" in types["ENT"]["subtypes"]
+    assert by_id(read_doc(small_folder))[target["id"]]["status"] == "confirmed"

@@ -307,7 +307,7 @@ $("skip").onclick = () => move(1);
 $("pick").onclick = () => current() && openPicker(`Label ${current().pivot} as…`, (name) => decide(name, "confirmed"));
 $("bulk").onclick = () => openBulk(current() && current().top);
 $("undo").onclick = undo;
-$("words").onclick = openWords;
+$("words").onclick = () => openWords();
 $("help-button").onclick = () => openOverlay("help");
 window.addEventListener("focus", () => refresh().catch((err) => toast(err.message, true)));
 setInterval(() => { if (!S.working) refresh().catch(() => {}); }, 5000);
