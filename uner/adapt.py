@@ -100,7 +100,7 @@ def adapt(config: AdaptConfig, echo: Callable[[str], None] = print) -> Path:
         for name in (DESCRIPTORS_FILE, TAGGED_FILE):
             (out / name).unlink(missing_ok=True)
         _write_state(out, state)
-    if not state.get("compiled"):
+    if not state.get("compiled") or not labels.table_path.is_file():
         review = labels.load_review(config.model)
         n = bootstrap(review.doc, load_seeds(labels.seed_sources(list(config.seeds)), review.types), review.types)
         labels.save_clusters(review.doc)

@@ -7,6 +7,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from ..adapt import AdaptConfig
+from ..adapt import adapt as adapt_folder
 from ._util import ModelOpt, app, fail
 from .labels import SeedsOpt, _reported
 
@@ -23,12 +25,9 @@ def adapt(
 ) -> None:
     """Copy the model's labels, add your types and seeds, suggest and compile, and read the corpus with the teacher
     so that the annotation page asks first about the descriptor words your corpus needs."""
-    from ..adapt import AdaptConfig
-    from ..adapt import adapt as run
-
     try:
         config = AdaptConfig(tuple(corpus), out, types, base, model, tuple(str(s) for s in seeds or ()), sentences)
     except ValueError as exc:
         fail(str(exc))
     with _reported():
-        run(config, typer.echo)
+        adapt_folder(config, typer.echo)
