@@ -15,7 +15,7 @@ from typing import Protocol, TypeVar
 
 import yaml
 
-from ...paths import STAGES_DIR, shipped_labels_dirs
+from ...paths import STAGES_DIR, embedded_models, shipped_labels_dirs
 from ..scoring import Entity
 
 StageFn = Callable[..., list[Entity]]  # (text, entities[, words=…]) -> entities
@@ -70,9 +70,11 @@ def register(name: str, words: type[StageWords] | None = None) -> Callable[[Stag
 
 
 def find_word_file(filename: str, folder: str | None = None) -> Path:
-    """``stages/<filename>`` of the labels ``folder``, else of the shipped labels; ValueError naming where it
-    looked when there is none."""
-    dirs = ([Path(folder) / STAGES_DIR] if folder else []) + [d / STAGES_DIR for d in shipped_labels_dirs()]
+    """``stages/<filename>`` of the labels ``folder``, else of the shipped labels, else of the shipped models (the
+    tables too large for a labels folder: ``models/uner-minilm-l6/stages/biomedical_phrases.npz``); ValueError
+    naming where it looked when there is none."""
+    dirs = ([Path(folder) / STAGES_DIR] if folder else []) + [d / STAGES_DIR for d in shipped_labels_dirs()] + \
+        [d / STAGES_DIR for d in embedded_models().values()]
     for path in (d / filename for d in dirs):
         if path.is_file():
             return path
