@@ -1,7 +1,9 @@
-"""The teacher on each runtime, with and without AMX: sentences/s and the ratio to today's default.
+"""The teacher on each runtime, with and without AMX: sentences/s and the ratio to the default before issue 39.
 
-Each (backend, dtype) tags the same sentences in a fresh process, round by round (every variant once per round),
-so that load from other processes on a shared machine falls on all of them alike; medians over rounds. Without
+The baseline is torch ``auto`` with the ``named`` span policy (the general default until the ``names`` policy);
+the other variants run today's spans, and ONNX int8 runs both, so that each lever shows on its own.
+Each (backend, dtype, span policy) tags the same sentences in a fresh process, round by round (every variant once
+per round), so that load from other processes on a shared machine falls on all of them alike; medians over rounds. Without
 AMX: the process runs with ``noamx.c`` preloaded, which refuses Linux's AMX permission request
 (``arch_prctl(ARCH_REQ_XCOMP_PERM)``); oneDNN (torch) and ONNX Runtime's MLAS both ask before they use AMX tiles and
 fall back to their AVX-512 kernels (VNNI for int8, AVX512-BF16 for bfloat16): a proxy for a CPU without AMX.
@@ -20,15 +22,19 @@ import sys
 import tempfile
 from pathlib import Path
 
-VARIANTS = (("torch", "auto"), ("torch", "float32"), ("torch", "bfloat16"), ("onnx", "int8"))
+# (backend, dtype, span policy); the first is the baseline: the default before the `names` policy (issue 39)
+VARIANTS = (("torch", "auto", "named"), ("torch", "float32", "named"), ("torch", "auto", ""), ("torch", "float32", ""),
+            ("torch", "bfloat16", ""), ("onnx", "int8", "named"), ("onnx", "int8", ""))
 SHIM = Path(__file__).with_name("noamx.c")
 FLAGS = ("avx512_vnni", "avx512_bf16", "amx_bf16", "amx_int8")  # the matrix-product instructions that matter here
 
 _RUN = """
-import json, sys, time
+import dataclasses, json, sys, time
 from uner.tagger import Tagger
 texts = json.load(sys.stdin)
 tagger = Tagger.from_pretrained(sys.argv[3] or None, backend=sys.argv[1], dtype=sys.argv[2], device="cpu")
+if sys.argv[4]:
+    tagger.config = dataclasses.replace(tagger.config, span_policy=sys.argv[4])
 list(tagger.tag(texts[:10]))
 wall, cpu = time.perf_counter(), time.process_time()
 list(tagger.tag(texts))
@@ -84,9 +90,9 @@ def shim_library(folder: str) -> str | None:
     return out
 
 
-def run_once(backend: str, dtype: str, texts: list[str], model: str | None, preload: str | None) -> dict:
+def run_once(backend: str, dtype: str, policy: str, texts: list[str], model: str | None, preload: str | None) -> dict:
     env = {**os.environ, **({"LD_PRELOAD": preload} if preload else {})}
-    out = subprocess.run([sys.executable, "-c", _RUN, backend, dtype, model or ""], input=json.dumps(texts),
+    out = subprocess.run([sys.executable, "-c", _RUN, backend, dtype, model or "", policy], input=json.dumps(texts),
                          text=True, capture_output=True, env=env, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -118,33 +124,36 @@ def teacher_flops(texts: list[str], model: str | None) -> tuple[float, int, int]
 
 
 def bench_backends(texts: list[str], model: str | None, rounds: int) -> None:
-    """Print sentences/s of every variant, with and without AMX, the ratios to ``torch auto`` and to the fastest torch
-    dtype (without AMX, ``auto`` still sees AMX in the CPU's flags and picks bfloat16; a CPU that lacks it measures
-    and picks the faster), and the compute floor."""
+    """Print sentences/s of every variant, with and without AMX, the ratios to the baseline (the first variant:
+    torch ``auto`` with the ``named`` span policy, the default before ``names``) and to the fastest torch dtype with
+    today's spans (without AMX, ``auto`` still sees AMX in the CPU's flags and picks bfloat16; a CPU that lacks it
+    measures and picks the faster), and the compute floor of today's default spans."""
     with tempfile.TemporaryDirectory() as tmp:
         shim = shim_library(tmp)
-        settings = [(b, d, p) for p in (None, *([shim] if shim else [])) for b, d in VARIANTS]
+        settings = [(*v, p) for p in (None, *([shim] if shim else [])) for v in VARIANTS]
         times: dict[tuple, list[dict]] = {s: [] for s in settings}
         for _ in range(rounds):
             for s in settings:
-                times[s].append(run_once(s[0], s[1], texts, model, s[2]))
-        peaks = {p: int8_peak(p) for p in {s[2] for s in settings}}
+                times[s].append(run_once(*s[:3], texts, model, s[3]))
+        peaks = {p: int8_peak(p) for p in {s[3] for s in settings}}
     med = {s: statistics.median(r["wall"] for r in runs) for s, runs in times.items()}
     cpu = {s: statistics.median(r["cpu"] for r in runs) for s, runs in times.items()}
     flops, n_inputs, tokens = teacher_flops(texts, model)
     print(f"teacher backends: {len(texts)} sentences, {rounds} rounds (medians), a fresh process per run; "
-          f"ratios to torch --dtype auto on the same AMX setting")
-    for preload in dict.fromkeys(s[2] for s in settings):
-        base = med[("torch", "auto", preload)]
-        best = min(med[(b, d, preload)] for b, d in VARIANTS if b == "torch")  # (what auto picks on a CPU that measures)
+          f"ratios to the baseline (torch --dtype auto, named spans) on the same AMX setting")
+    for preload in dict.fromkeys(s[3] for s in settings):
+        base = med[(*VARIANTS[0], preload)]
+        best = min(med[(*v, preload)] for v in VARIANTS if v[0] == "torch" and not v[2])
         print(f"  {'with AMX' if preload is None else 'AMX refused (noamx.c preloaded): proxy for a CPU without AMX'}"
               f"; int8 matrix-product peak {peaks[preload]:.0f} GOPS per thread (measured)")
-        for b, d in VARIANTS:
-            s = (b, d, preload)
+        for b, d, policy in VARIANTS:
+            s = (b, d, policy, preload)
             dtype = times[s][0]["dtype"]
-            print(f"    {b:5s} {d:8s} ({dtype:8s}) {len(texts) / med[s]:7.1f} sentences/s  wall {med[s]:6.2f} s  "
-                  f"cpu {cpu[s]:6.2f} s  {base / med[s]:4.2f}x auto, {best / med[s]:4.2f}x the fastest torch")
-        onnx = ("onnx", "int8", preload)
+            print(f"    {b:5s} {d:8s} ({dtype:8s}) {policy or 'names':5s} spans "
+                  f"{len(texts) / med[s]:7.1f} sentences/s  "
+                  f"wall {med[s]:6.2f} s  cpu {cpu[s]:6.2f} s  {base / med[s]:4.2f}x baseline, "
+                  f"{best / med[s]:4.2f}x the fastest torch")
+        onnx = ("onnx", "int8", "", preload)
         threads = max(cpu[onnx] / med[onnx], 1e-9)
         print(f"    compute: {flops / 1e9:.2f} GFLOP per sentence ({n_inputs} distinct masked inputs, {tokens} tokens); "
               f"onnx int8 {flops * len(texts) / cpu[onnx] / 1e9:.0f} GOPS per CPU-second = "

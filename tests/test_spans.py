@@ -38,6 +38,16 @@ def test_named_policy_keeps_names_whole_and_marks_common_nouns():
     assert spans["gene"] is False
 
 
+def test_names_policy_is_the_named_policy_without_its_common_nouns():
+    text = "The Chinese Ministry of Commerce said executives of Toyota met Barack Obama in Paris ."
+    doc = load_spacy()(text)
+    named = candidate_spans(doc, policy="named")
+    names = candidate_spans(doc, policy="names")
+    assert names == [s for s in named if s.named]  # the same joined names, in order
+    assert {text[s.start : s.end] for s in names} == {"Chinese Ministry of Commerce", "Toyota", "Barack Obama", "Paris"}
+    assert len(named) > len(names)  # ("executives")
+
+
 def test_named_policy_does_not_join_across_other_words_or_sentences():
     spans = _named("Paris and London are cities . Of course Berlin is too .")
     assert {"Paris", "London", "Berlin"} <= set(spans) and not any(" and " in s or "Of" in s for s in spans)

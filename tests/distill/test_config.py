@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.parametrize("field, changes", [
     ("sentences", {"sentences": 0}), ("seed", {"seed": -1}), ("workers", {"workers": 0}), ("rounds", {"rounds": 0}),
     ("rounds", {"rounds": 2}), ("domain", {"domain": "bio"}), ("sources", {"sources": []}),
-    ("select", {"select": {"min_score": 0.5}}),
+    ("select", {"select": {"min_score": 0.5}}), ("backend", {"backend": "tvm"}),
 ])
 def test_bad_values_are_refused_in_one_line_naming_the_field(field, changes):
     with pytest.raises(ValueError) as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import signal
 import subprocess
@@ -161,6 +162,19 @@ def test_teacher_vectors_keep_whole_words_with_their_types(tmp_path):
     for form in ("toyota", "Toyota", "TOYOTA"):
         assert nlp.vocab.get_vector(form).tolist() == pytest.approx(vectors[1].tolist())
     assert not nlp.vocab.has_vector("1990") and not nlp.vocab.has_vector("ing")
+
+
+@pytest.mark.skipif(importlib.util.find_spec("onnxruntime") is None, reason="onnxruntime is not installed")
+def test_the_teacher_teaches_on_the_backend_asked_for(tiny, tmp_path, monkeypatch):
+    monkeypatch.setenv("UNER_CACHE_DIR", str(tmp_path / "cache"))  # (the graph is built into it, by the workers)
+    corpus = corpus_file(tmp_path, 20)
+    work, out = tmp_path / "work", tmp_path / "student"
+    res = uner(*distill_args(tiny, corpus, work, out, 40, steps=20), "--backend", "onnx", "--workers", "2",
+               "--no-vectors")
+    assert res.returncode == 0, res.stderr
+    assert [p.name.split("-")[0] for p in (tmp_path / "cache" / "onnx").glob("*.onnx")] == [tiny[0].name]
+    assert len((work / "teach.jsonl").read_text().splitlines()) == len((work / "sentences.txt").read_text().splitlines())
+    assert "backend `onnx`" in (out / "MODEL_CARD.md").read_text()
 
 
 def test_killed_teacher_resumes_to_the_same_files(tiny, tmp_path):

@@ -10,6 +10,7 @@ import json
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,7 +20,7 @@ from tests.conftest import folder_listing, tiny_model
 from tests.helpers import uner
 from tests.models.test_hf import TEXTS  # (texts with 0, 1 and 2 masks, one near the tiny models' window)
 from uner.io import MissingExtra
-from uner.models import Backend, MaskedLM, load_backend
+from uner.models import Backend, MaskedLM, fastest_backend, load_backend
 from uner.models.ort import INSTALL_HINT, float_matmuls, graph_path
 from uner.paths import user_cache_dir
 
@@ -93,6 +94,24 @@ def test_the_graph_is_cached_by_the_weights_and_never_written_into_the_model_fol
     assert [[p.ids.tolist() for p in t] for t in second.top_k(TEXTS, k=5)] == [[p.ids.tolist() for p in t] for t in new]
     assert [[p.ids.tolist() for p in t] for t in first.top_k(TEXTS, k=5)] != [[p.ids.tolist() for p in t] for t in new]
     assert sorted(p.name for p in folder.iterdir()) == sorted(before)
+
+
+@needs_ort
+def test_auto_measures_once_per_cpu_and_model_shape_and_loads_the_faster(tiny, tmp_path, monkeypatch):
+    monkeypatch.setenv("UNER_CACHE_DIR", str(tmp_path / "cache"))
+    chosen, why = fastest_backend(tiny[0])
+    cache = tmp_path / "cache" / "backend.json"
+    ((key, speedup),) = json.loads(cache.read_text()).items()
+    assert "onnxruntime" in key and "bert/" in key and speedup > 0
+    assert chosen == ("onnx" if speedup >= 1.1 else "torch") and why.startswith(f"onnx int8 measured {speedup:.2f}x")
+    for planted, backend, cls in ((9.0, "onnx", "OnnxMaskedLM"), (0.5, "torch", "MaskedLM")):  # (not re-measured)
+        cache.write_text(json.dumps({key: planted}))
+        assert fastest_backend(tiny[0])[0] == backend
+        assert type(load_backend(tiny[0], "auto")).__name__ == cls
+    kept = [p.name for p in (tmp_path / "cache").rglob("*") if p.is_file()]  # (the one-layer copy's graph is gone)
+    assert all(name == "backend.json" or name.startswith(f"{Path(tiny[0]).name}-") for name in kept)
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)
+    assert fastest_backend(tiny[0]) == ("torch", "ONNX Runtime is not installed")
 
 
 def test_a_missing_onnxruntime_is_an_import_error_with_the_install_hint(tiny, monkeypatch):

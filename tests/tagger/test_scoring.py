@@ -120,6 +120,14 @@ def test_a_template_can_ask_about_the_span_in_its_sentence(tiny_tagger):
     (cropped,) = tiny_tagger.masked_inputs(long, [paris])
     assert cropped.startswith("Obama visited Paris and then") and cropped.endswith(f"words ( Paris is a {mask} . )")
     assert tiny_tagger.mlm.count_tokens([cropped])[0] <= tiny_tagger.mlm.max_length
+    # max_context_words crops every sentence-length input to that many words either side, CS and templates alike
+    tiny_tagger.config = TaggerConfig(ci_templates=("{sentence} ( {span} is a {mask} . )",), max_context_words=2)
+    text = "Yesterday in the old town Essex beat Kent by ten runs ."
+    kent = next(sp for _, sp in _spans(tiny_tagger, text) if text[sp.start:sp.end] == "Kent")
+    assert tiny_tagger.masked_inputs(text, [kent]) == [f"Essex beat {mask} by ten",
+                                                       f"Essex beat Kent by ten ( Kent is a {mask} . )"]
+    with pytest.raises(ValueError, match="max_context_words"):
+        TaggerConfig(max_context_words=0)
 
 
 def test_head_word_votes_mix_in_the_span_words_own_labels(tiny_tagger):
@@ -169,7 +177,7 @@ def test_one_word_names_vote_as_their_own_term_and_other_counts_less_against_nam
 
 def test_other_counts_less_against_names_than_against_common_nouns(shipped):
     text = 'Duran told Reuters that Pirelli shares rose 3 percent .'
-    shipped.config = PLAIN
+    shipped.config = dataclasses.replace(PLAIN, span_policy="named")  # (names and common nouns)
     spans = [(text, sp) for sp in shipped.spans_for_doc(shipped.nlp(text))]
     named = np.array([sp.named for _, sp in spans])
     other = shipped.scorer.not_entity_labels

@@ -25,8 +25,8 @@ TEXTS = [
 
 
 @pytest.fixture(scope="module")
-def tagger(tiny):
-    return Tagger.from_pretrained(str(tiny[0]), tiny[1], device="cpu")
+def tagger(tiny):  # (the "named" spans: common nouns are candidates too, "Aspirin treats headaches .")
+    return Tagger.from_pretrained(str(tiny[0]), tiny[1], device="cpu", config=TaggerConfig(span_policy="named"))
 
 
 def test_offsets_round_trip_to_the_input(tagger):
@@ -244,7 +244,7 @@ def test_default_dtype_tags_like_float32_on_the_shipped_model():
     b = [{(e.start, e.end): e.type for e in ents} for ents in ref.tag(NEWS)]
     n_spans = sum(len(fast.spans_for_doc(d)) for d in fast.nlp.pipe(NEWS))
     differ = sum(x.get(k) != y.get(k) for x, y in zip(a, b) for k in set(x) | set(y))
-    assert n_spans >= 20 and 1 - differ / n_spans >= 0.9, (differ, n_spans)
+    assert n_spans >= 15 and 1 - differ / n_spans >= 0.9, (differ, n_spans)  # (16 names)
 
 
 def test_shipped_tagger_cuts_titles_from_person_names_but_types_given_spans_as_given():

@@ -200,7 +200,7 @@ def evaluate_model(gold_path: str | os.PathLike, mapping_path: str | os.PathLike
     of ``domain`` (default: the labels folder's ``tagger.yaml`` when it has one, else the mapping's domain) with
     ``config_changes`` (TaggerConfig fields) on top. ``student``:
     the student tagger (``model`` its folder, default the shipped one) instead; ``backend``: the teacher's runtime
-    (``uner.models.BACKENDS``). Adds ``seconds``."""
+    (``uner.models.BACKEND_CHOICES``). Adds ``seconds``."""
     t0 = time.time()
     mapper = Mapping.load(mapping_path) if mapping_path else Mapping.for_file(gold_path)
     folder = LabelsFolder.of(labels, model)

@@ -65,13 +65,15 @@ EnsembleOpt = Annotated[Optional[list[str]], typer.Option(
     help="Another model to vote with, MODEL or MODEL:LABELS_DIR (repeatable; equal weights; e.g. uner-bio "
          "beside the default model for mixed text).")]
 SpanPolicyOpt = Annotated[Optional[str], typer.Option(
-    help="Candidate spans: named (names; common nouns only on confident votes) | nouns (every noun run).")]
+    help="Candidate spans: names (name-like stretches) | named (names; common nouns only on confident "
+         "votes) | nouns (every noun run).")]
 MinScoreOpt = Annotated[Optional[float], typer.Option(
     min=0.0, max=0.99, help="A span is an entity only when its score (teacher: its top type's share of the votes; "
                             "student: its confidence on the teacher's scale) exceeds this.")]
 BackendOpt = Annotated[str, typer.Option(
-    help="The masked LM's runtime: torch | onnx (ONNX Runtime, int8 weights by default: faster on a CPU; "
-         "pip install 'uner[onnx]'; the graph is built once into the user cache).")]
+    help="The masked LM's runtime: torch | onnx (ONNX Runtime, int8 weights by default: faster on a CPU without "
+         "AMX; pip install 'uner[onnx]'; the graph is built once into the user cache) | auto (onnx where it measured "
+         "faster on this CPU, once, cached).")]
 TopKOpt = Annotated[Optional[int], typer.Option(
     min=1, help="Descriptors per masked input (default: the domain's: general 10, biomedical 5).")]
 

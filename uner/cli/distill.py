@@ -19,7 +19,7 @@ from ._util import DomainOpt, LabelsOpt, ModelOpt, app, fail
 
 SELECT_OPTIONS = ("min_score", "other_min_score")
 TRAIN_OPTIONS = ("max_steps", "eval_frequency", "lowercase", "uppercase", "seed")
-DISTILL_OPTIONS = ("sentences", "seed", "model", "labels", "workers", "dev", "rounds", "vectors")
+DISTILL_OPTIONS = ("sentences", "seed", "model", "labels", "workers", "backend", "dev", "rounds", "vectors")
 OPTIONS = option_names(DistillConfig, skip=("sources", "select", "train")) | {
     name: "--" + name.replace("_", "-") for name in SELECT_OPTIONS + TRAIN_OPTIONS}
 
@@ -43,6 +43,9 @@ def distill(
     labels: LabelsOpt = None,
     domain: DomainOpt = None,
     workers: Annotated[Optional[int], _opt(DistillConfig, "workers", "Teacher processes.")] = None,
+    backend: Annotated[Optional[str], _opt(DistillConfig, "backend", "The teacher's runtime: torch | onnx (ONNX "
+                                           "Runtime, int8; pip install 'uner[onnx]') | auto (the faster on this "
+                                           "CPU, measured once).")] = None,
     min_score: Annotated[Optional[float], _opt(SelectConfig, "min_score", "Teacher share an entity needs to be "
                                                                          "learned (below: missing, not 'O').")] = None,
     other_min_score: Annotated[Optional[float], _opt(SelectConfig, "other_min_score", "Not-entity share a rejected "

@@ -31,6 +31,7 @@ from ..analysis.evaluate import evaluate
 from ..checks import at_least
 from ..io import Source, atomic_write_text
 from ..labels import LabelsFolder
+from ..models import BACKEND_CHOICES
 from ..paths import TAGGER_FILE
 from ..tagger import DOMAINS, Student, TaggerConfig, TagOptions, tag_file
 from .calibrate import calibrate_student
@@ -76,6 +77,8 @@ class DistillConfig:
     labels: str | None = None
     domain: str | None = None  # the teacher's settings (TaggerConfig.for_domain); None: the labels folder's
     workers: int = 1  # teacher processes
+    backend: str = "torch"  # the teacher's runtime (``uner.models.BACKEND_CHOICES``: "onnx", int8, or "auto", the
+    #                         faster on this CPU)
     select: SelectConfig = field(default_factory=SelectConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
     dev: list[str] = field(default_factory=list)  # gold dev files scored after training (settings only)
@@ -95,6 +98,8 @@ class DistillConfig:
         at_least(self, 10, "sentences")
         at_least(self, 0, "seed")
         at_least(self, 1, "workers", "rounds")
+        if self.backend not in BACKEND_CHOICES:
+            raise ValueError(f"backend must be one of {', '.join(BACKEND_CHOICES)}, not {self.backend!r}")
         if self.rounds > 1 and not self.dev:
             raise ValueError(f"rounds ({self.rounds}) after the first need dev: a later round is kept only if its "
                              "mean F1 on those gold files rises")
@@ -141,7 +146,8 @@ def distill(config: DistillConfig, work: str | Path, out: str | Path,
         atomic_write_text(work / "sample.json", json.dumps(report, indent=1) + "\n")
 
     def teach() -> None:
-        kwargs = {"model": config.model, "labels": config.labels, "config": config.tagger_config()}
+        kwargs = {"model": config.model, "labels": config.labels, "config": config.tagger_config(),
+                  "backend": config.backend}
         tag_file(str(work / "sentences.txt"), str(work / "teach.jsonl"), kwargs, options=TagOptions(rejected=True),
                  resume=True, workers=config.workers)
 
@@ -259,7 +265,7 @@ def model_card(config: DistillConfig, work: Path, scores: dict, chosen: int = 1,
              "Load: `spacy.load(PATH)`, `uner.distill.Student.from_pretrained(PATH)`, "
              "`uner tag --engine student [--model PATH]`. Labels are uner types, `TYPE` or `TYPE/SUBTYPE`.", "",
              f"## Teacher\nmodel `{config.model or 'uner-minilm-l6 (embedded)'}`, labels `{config.labels or 'shipped'}`, "
-             f"domain `{config.domain}`.", "",
+             f"domain `{config.domain}`, backend `{config.backend}`.", "",
              f"## Unlabelled corpus (seed {config.seed}, {config.sentences:,} sentences asked)",
              "| file | weight | paragraph lines in file | lines sampled | sentences |", "|---|---|---|---|---|"]
     lines += [f"| {s['file']} | {s['weight']} | {s['paragraphs']:,} | {s['paragraphs_sampled']:,} | {s['sentences']:,} |"

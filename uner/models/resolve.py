@@ -55,19 +55,30 @@ def auto_cpu_dtype(config: PretrainedConfig | None = None) -> tuple[torch.dtype,
 
 def bf16_speedup(config: PretrainedConfig | None = None) -> tuple[float, str]:
     """float32 time / bfloat16 time of one encoder layer of ``config``'s shape on tagging-sized batches, and
-    where it is cached (one entry per CPU, torch version and shape, measured in about a second if missing; not
-    per thread count, so that worker processes with one thread choose as their parent does)."""
+    where it is cached (``cached_measurement``; measured in about a second if missing)."""
     config = config if config is not None else AutoConfig.from_pretrained(resolve_model(DEFAULT_MODEL))
-    shape = "/".join(str(getattr(config, a, "")) for a in ("model_type", "hidden_size", "intermediate_size",
-                                                            "num_attention_heads"))
-    key = f"{cpu_name()} | torch {torch.__version__} | {shape}"
-    path = user_cache_dir() / DTYPE_CACHE
+    return cached_measurement(DTYPE_CACHE, f"torch {torch.__version__} | {model_shape(config)}",
+                              lambda: _measure_bf16(config))
+
+
+def model_shape(config: PretrainedConfig) -> str:
+    """What a speed measurement depends on of a model: its type and the widths of its layers."""
+    return "/".join(str(getattr(config, a, "")) for a in ("model_type", "hidden_size", "intermediate_size",
+                                                          "num_attention_heads"))
+
+
+def cached_measurement(file: str, key: str, measure: Callable[[], float]) -> tuple[float, str]:
+    """``measure()`` once per CPU and ``key`` (library versions, model shape), kept in ``file`` of the user cache,
+    and where it is kept. Not per thread count, so that worker processes with one thread choose as their parent
+    does."""
+    key = f"{cpu_name()} | {key}"
+    path = user_cache_dir() / file
     try:
         cached = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         cached = {}
     if key not in cached:
-        cached[key] = round(_measure_bf16(config), 3)
+        cached[key] = round(measure(), 3)
         atomic_write_text(path, json.dumps(cached, indent=1, sort_keys=True) + "\n")
     return float(cached[key]), f"cached in {path}"
 
@@ -85,8 +96,7 @@ def cpu_name() -> str:
 @torch.inference_mode()
 def _measure_bf16(config: PretrainedConfig) -> float:
     """float32 (SDPA) time / bfloat16 (eager attention, as ``MaskedLM`` runs it) time of a one-layer copy of
-    the model on batches of three widths, rounds interleaved and the fastest round of each kept (a busy
-    machine slows single rounds)."""
+    the model on batches of three widths."""
     config = copy.deepcopy(config)
     config.num_hidden_layers = 1
     models = {dtype: AutoModel.from_config(config, attn_implementation=attn, dtype=dtype).eval()
@@ -94,15 +104,25 @@ def _measure_bf16(config: PretrainedConfig) -> float:
     budget = 1024 * torch.get_num_threads()
     gen = torch.Generator().manual_seed(0)
     batches = [torch.randint(5, config.vocab_size, (budget // w, w), generator=gen) for w in (12, 24, 48)]
-    best = {dtype: float("inf") for dtype in models}
-    for round_ in range(4):  # the first round compiles kernels for these shapes and is not counted
-        for dtype, model in models.items():
-            t0 = time.perf_counter()
-            for ids in batches:
-                model(input_ids=ids, attention_mask=torch.ones_like(ids))
-            if round_:
-                best[dtype] = min(best[dtype], time.perf_counter() - t0)
+
+    def run(model) -> Callable[[], None]:
+        return lambda: [model(input_ids=ids, attention_mask=torch.ones_like(ids)) for ids in batches]
+
+    best = best_times({dtype: run(model) for dtype, model in models.items()})
     return best[torch.float32] / best[torch.bfloat16]
+
+
+def best_times(runs: dict, rounds: int = 4) -> dict:
+    """The fastest wall time of each of ``runs`` (callables), rounds interleaved (a busy machine slows single
+    rounds; the first round compiles kernels for the shapes and is not counted)."""
+    best = {name: float("inf") for name in runs}
+    for round_ in range(rounds):
+        for name, run in runs.items():
+            t0 = time.perf_counter()
+            run()
+            if round_:
+                best[name] = min(best[name], time.perf_counter() - t0)
+    return best
 
 
 def resolve_dtype(dtype: str | torch.dtype | None, device: str | torch.device,

@@ -176,8 +176,8 @@ class Tagger(BaseTagger):
         apply the folder's ``calibration.yaml`` (per-type weights and thresholds) when it has one. A folder written
         by ``save_pretrained`` also gives the model and the stop descriptors when they are not given.
 
-        ``backend`` names the runtime (``uner.models.BACKENDS``: ``"onnx"`` for ONNX Runtime's int8 graph, the fastest
-        on a CPU), ``mlm_kwargs`` go to its loader; ``dtype`` is ``"auto"`` here (torch: bfloat16 where it measures
+        ``backend`` names the runtime (``uner.models.BACKEND_CHOICES``: ``"onnx"`` for ONNX Runtime's int8 graph, the
+        fastest on a CPU without AMX; ``"auto"`` the faster on this CPU, measured once), ``mlm_kwargs`` go to its loader; ``dtype`` is ``"auto"`` here (torch: bfloat16 where it measures
         faster on this CPU, else float32; float16 on GPUs. onnx: int8).
         """
         mlm_kwargs.setdefault("dtype", "auto")
@@ -219,15 +219,17 @@ class Tagger(BaseTagger):
         return out.path
 
     def _fit(self, build: Callable[[str, str], str], left: str, right: str) -> str:
-        """``build(left, right)``: the text with the span's context either side; where it passes the model window,
-        context words are cropped from the far ends of ``left`` and ``right`` (the span stays in its context)."""
+        """``build(left, right)``: the text with the span's context either side, at most ``max_context_words``
+        words of it each side (the rest costs model time and hardly moves the votes); where that passes the model
+        window, the width is halved until it fits (the span stays in its context)."""
         limit = self.mlm.max_length
-        text = build(left, right)
-        if len(text.encode("utf-8")) + 2 <= limit or self.mlm.count_tokens([text])[0] <= limit:
-            return text  # (every token covers >= 1 byte: a short text fits without tokenizing)
         before, after = left.split(), right.split()
         width = self.config.max_context_words
-        while width > 1:
+        if len(before) <= width and len(after) <= width:
+            text = build(left, right)  # (the sentence as it is)
+            if len(text.encode("utf-8")) + 2 <= limit or self.mlm.count_tokens([text])[0] <= limit:
+                return text  # (every token covers >= 1 byte: a short text fits without tokenizing)
+        while width >= 1:
             text = build(" ".join(before[-width:]) + " " if before else "",
                          " " + " ".join(after[:width]) if after else "")
             if self.mlm.count_tokens([text])[0] <= limit:
