@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from tqdm.auto import tqdm
 
 from ..io import FileRecords, MissingExtra, check_output
-from ..models import ModelNotFoundError, load_settings
+from ..models import ModelNotFoundError, load_settings, resolve_backend
 from ..spans import load_spacy
 from .formats import WRITERS, Destination, format_for
 from .partial import OutputInUseError, ResumeMismatch, claim_partial, complete, run_record
@@ -62,8 +62,11 @@ def tag_file(input: str, out: str, tagger_kwargs: dict, *, input_format: str | N
         with claim_partial(out, resume, run) as (partial, done):
             try:  # with workers, only they load the model; this process just reads, orders and writes
                 masked_lm = getattr(RUNNERS.get(runner or "serial"), "masked_lm", True)
+                if masked_lm and tagger_kwargs.get("backend") == "auto":  # chosen once, for every worker alike
+                    tagger_kwargs = {**tagger_kwargs, "backend": resolve_backend(
+                        "auto", tagger_kwargs.get("model"), tagger_kwargs.get("device"))}
                 torch_lm = masked_lm and tagger_kwargs.get("backend", "torch") == "torch"
-                if torch_lm and tagger_kwargs.get("dtype", "auto") == "auto":  # chosen once, for every worker alike
+                if torch_lm and tagger_kwargs.get("dtype", "auto") == "auto":  # (the same)
                     _, dtype = load_settings(tagger_kwargs.get("model"), "auto", tagger_kwargs.get("device"))
                     tagger_kwargs = {**tagger_kwargs, "dtype": dtype}
                 tagging = make_runner(tagger_kwargs, options, workers, runner, **(runner_settings or {}))
