@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from uner.spans import candidate_spans, load_spacy, parse_inline
+from uner.spans import candidate_spans, load_spacy, parse_for_spans, parse_inline
 from uner.tagger.stages.titles import strip_title
 
 
@@ -18,6 +18,17 @@ def test_numbers_are_cut_from_names_but_kept_with_common_nouns():
     assert not any("Chelsea" in s and s != "Chelsea" for s in results)
     assert _spans("LONDON 1996-08-30")[0] == "LONDON"
     assert {"5 percent", "300 million dollars"} <= set(_spans("Sales rose 5 percent to 300 million dollars ."))
+
+
+def test_the_spans_parse_skips_what_spans_do_not_read_and_finds_the_same_spans():
+    nlp = load_spacy()
+    texts = ["Barack Obama visited Paris in May .", "Patients on lithium therapy developed renal failure . It was rare ."]
+    for full, quick in zip(nlp.pipe(texts), parse_for_spans(nlp, texts)):
+        assert [t.tag_ for t in quick] == [t.tag_ for t in full]
+        assert [s.start for s in quick.sents] == [s.start for s in full.sents]
+        assert candidate_spans(quick) == candidate_spans(full)
+        assert not any(t.lemma_ for t in quick) and any(t.lemma_ for t in full)  # (the lemmatizer was skipped)
+    assert "lemmatizer" in nlp.pipe_names  # (the pipeline itself keeps it: relations read lemmas)
 
 
 def test_possessives_and_symbols_are_trimmed():

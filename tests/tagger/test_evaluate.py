@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from uner.analysis.evaluate import Mapping, detokenize, entities, read_gold, strict_f1, to_iob2, token_f1_by_type
+from uner.analysis.evaluate import (Mapping, detokenize, entities, read_gold, span_errors, strict_f1, to_iob2,
+                                   token_f1_by_type)
 
 
 def test_entities_are_strict_iob2_chunks():
@@ -40,6 +41,17 @@ def test_boundary_and_type_errors():
     assert micro.precision == pytest.approx(1 / 3) and micro.recall == pytest.approx(0.5)
     assert micro.f1 == pytest.approx(0.4)
     assert per["PER"].f1 == 1.0 and per["LOC"].recall == 0.0 and per["ORG"].precision == 0.0
+
+
+def test_span_error_classes():
+    # "severe heart failure" predicted for "heart failure" (wider), "5 - FU" found as "FU" (narrower), a drug
+    # missed, a name crossing an edge (shifted), one exact span of the wrong type, one right, one spurious
+    gold = [["O", "B-D", "I-D", "O", "B-C", "I-C", "I-C", "O", "B-C"],
+            ["B-P", "I-P", "O", "B-L", "O", "B-O", "O"]]
+    pred = [["B-D", "I-D", "I-D", "O", "O", "O", "B-C", "O", "O"],
+            ["O", "B-P", "I-P", "B-O", "O", "B-O", "B-C"]]
+    assert span_errors(gold, pred) == {"correct": 1, "wrong_type": 1, "wider": 1, "narrower": 1, "shifted": 1,
+                                       "missed": 1, "spurious": 1}
 
 
 def test_iob1_input_scores_like_its_iob2_form(tmp_path):

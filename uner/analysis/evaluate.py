@@ -103,6 +103,33 @@ def token_f1_by_type(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]
     return (sum(s.f1 for s in per.values()) / len(per) if per else 0.0), per
 
 
+ERROR_CLASSES = ("correct", "wrong_type", "wider", "narrower", "shifted", "missed", "spurious")
+
+
+def span_errors(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]]) -> dict[str, int]:
+    """Where end-to-end errors come from: each gold entity counted once, as ``correct``, ``wrong_type`` (exact
+    edges), ``wider`` (a prediction holds it and more), ``narrower`` (one lies inside it), ``shifted`` (one
+    crosses an edge) or ``missed`` (no prediction overlaps it), in that order of precedence; each prediction
+    that overlaps no gold entity is ``spurious``."""
+    counts = Counter({c: 0 for c in ERROR_CLASSES})
+    for g, p in zip(gold, pred, strict=True):
+        ge, pe = entities(g), entities(p)
+        for t, a, b in ge:
+            over = [(pt, pa, pb) for pt, pa, pb in pe if pa < b and a < pb]
+            if (t, a, b) in pe:
+                counts["correct"] += 1
+            elif any((pa, pb) == (a, b) for _, pa, pb in over):
+                counts["wrong_type"] += 1
+            elif any(pa <= a and b <= pb for _, pa, pb in over):
+                counts["wider"] += 1
+            elif any(a <= pa and pb <= b for _, pa, pb in over):
+                counts["narrower"] += 1
+            else:
+                counts["shifted" if over else "missed"] += 1
+        counts["spurious"] += sum(not any(pa < b and a < pb for _, a, b in ge) for _, pa, pb in pe)
+    return dict(counts)
+
+
 # ---------------------------------------------------------------- mapping our types to a dataset's
 
 
@@ -169,7 +196,8 @@ def evaluate(tagger, gold_path: str | os.PathLike, mapping: Mapping | None = Non
                                "gold": [[" ".join(text.split()[a:b]), t] for t, a, b in sorted(entities(g), key=lambda x: x[1])],
                                "predicted": [[e.text, e.type, e.subtype, mapping(e.type, e.subtype), e.score] for e in ents]})
         micro, per = strict_f1(gold, pred)
-        report["end_to_end"] = {"micro": vars(micro), "per_type": {t: vars(s) for t, s in per.items()}}
+        report["end_to_end"] = {"micro": vars(micro), "per_type": {t: vars(s) for t, s in per.items()},
+                                "errors": span_errors(gold, pred)}
     if mode in ("given-spans", "both"):
         spans = [[(offs[a][0], offs[b - 1][1]) for _, a, b in sorted(entities(g), key=lambda x: x[1])]
                  for offs, g in zip(offsets, gold)]
@@ -226,6 +254,10 @@ def report_text(gold_path: str | os.PathLike, result: dict) -> str:
         lines.append(f"  end-to-end strict micro: P {m['precision']:.3f} R {m['recall']:.3f} F1 {m['f1']:.3f}")
         for t, sc in result["end_to_end"]["per_type"].items():
             lines.append(f"    {t:<16} P {sc['precision']:.3f} R {sc['recall']:.3f} F1 {sc['f1']:.3f} ({sc['support']})")
+        if "errors" in result["end_to_end"]:
+            lines.append("  gold entities: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in
+                                                       result["end_to_end"]["errors"].items() if k != "spurious")
+                         + f"; spurious predictions {result['end_to_end']['errors']['spurious']}")
     if "given_spans" in result:
         g = result["given_spans"]
         lines.append(f"  given spans, token F1 averaged over types: {g['mean_token_f1']:.3f}")

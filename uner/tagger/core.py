@@ -31,7 +31,7 @@ from ..io import atomic_write_text
 from ..labels import Calibration, LabelsFolder, LabelTable, TypeHierarchy
 from ..models import Backend, load_backend
 from ..paths import STAGES_DIR
-from ..spans import DEFAULT_SPACY_MODEL, Span, candidate_spans, given_spans, load_spacy
+from ..spans import DEFAULT_SPACY_MODEL, Span, candidate_spans, given_spans, load_spacy, parse_for_spans
 from .config import TaggerConfig, fill_template
 from .scoring import Entity, LabelScorer, SpanScores
 from .stages import check_stage_types, load_stages, run_stages
@@ -116,7 +116,7 @@ class BaseTagger(ABC):
 
     def _tag_batch(self, batch: list[tuple[str, list | None]], explain: bool,
                    cache: PredictionCache | None = None, rejected: bool = False) -> list[list[Entity]]:
-        docs = list(self.nlp.pipe([t for t, _ in batch]))
+        docs = list(parse_for_spans(self.nlp, [t for t, _ in batch]))
         return self.tag_parsed(docs, [self.spans_for_doc(d, g) for d, (_, g) in zip(docs, batch)], explain, cache,
                                rejected)
 
