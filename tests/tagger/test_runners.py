@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from uner.io import Record
+from tests.helpers import uner
 from uner.tagger import RUNNERS, ProcessRunner, SerialRunner, TagOptions, make_runner
 
 TEXTS = ["Barack Obama visited Paris with executives of Toyota .", "", "Aspirin treats headaches .",
@@ -61,3 +64,20 @@ def test_ensemble_runs_through_every_runner_and_fails_early_on_a_missing_member(
     assert list(ProcessRunner(twice, TagOptions(batch_size=2), workers=2).run(_records())) == alone
     with pytest.raises(ModelNotFoundError):
         ProcessRunner({**kwargs, "ensemble": (str(tmp_path / "nothing"),)}, TagOptions(), workers=2)
+
+
+def test_a_worker_that_cannot_load_the_tagger_stops_the_run_with_one_line(tiny, tmp_path):
+    """A labels table that only the workers read is broken: one line naming it and exit 2, not a pool that starts
+    failing workers forever (the bug: the subprocess timed out)."""
+    labels = tmp_path / "labels"
+    shutil.copytree(tiny[1], labels)
+    (labels / "label_table.npz").write_text("not a table\n")
+    (tmp_path / "in.txt").write_text("Paris is big .\n")
+    out = tmp_path / "out.jsonl"
+    for workers in ("1", "2"):
+        run = uner("tag", str(tmp_path / "in.txt"), "--model", str(tiny[0]), "--labels", str(labels),
+                   "--workers", workers, "-o", str(out))
+        assert run.returncode == 2, run.stderr
+        last = run.stderr.strip().splitlines()[-1]
+        assert f"{labels / 'label_table.npz'}: not a label table" in last and "Traceback" not in run.stderr
+        assert not out.exists() and not list(tmp_path.glob("out.jsonl.*"))

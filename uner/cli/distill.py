@@ -14,6 +14,8 @@ from ..distill import DistillConfig, SelectConfig, TrainConfig
 from ..distill import distill as run_distill
 from ..distill.calibrate import calibrate_student
 from ..io import Source
+from ..tagger import SetupError
+from ..tagger.records import ModelFailure
 from ._config import as_options, config_option, given, option_names
 from ._util import DomainOpt, LabelsOpt, ModelOpt, app, fail
 
@@ -81,7 +83,7 @@ def distill(
         for spec in config.sources:  # every file readable before hours of tagging
             Source.parse(spec)
         scores = run_distill(config, work, out, log=lambda m: typer.echo(m, err=True))
-    except (ValueError, OSError) as exc:
+    except (ValueError, OSError, SetupError, ModelFailure) as exc:  # (the teach stage's, as uner tag's)
         fail(str(exc))
     for name, result in scores.items():
         typer.echo(f"{name}: end-to-end F1 {result['micro']['f1']:.3f}")

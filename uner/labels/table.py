@@ -4,6 +4,7 @@ label distribution it votes with (docs/design.md §3.3)."""
 from __future__ import annotations
 
 import os
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,10 +71,15 @@ class LabelTable:
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> LabelTable:
-        """Read a table written by ``save`` (tables without the direct counts load with none)."""
-        with np.load(path, allow_pickle=False) as z:
-            direct = [z[k] for k in ("direct_rows", "direct_cols", "direct_values") if k in z]
-            return cls(z["labels"].tolist(), int(z["vocab_size"]), z["rows"], z["cols"], z["values"], *direct)
+        """Read a table written by ``save`` (tables without the direct counts load with none); ValueError naming
+        the file when it is not one (OSError when it cannot be read)."""
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                direct = [z[k] for k in ("direct_rows", "direct_cols", "direct_values") if k in z]
+                return cls(z["labels"].tolist(), int(z["vocab_size"]), z["rows"], z["cols"], z["values"], *direct)
+        except (ValueError, KeyError, zipfile.BadZipFile, EOFError) as exc:
+            why = str(exc).split(". ")[0].strip() or type(exc).__name__
+            raise ValueError(f"{path}: not a label table ({why}); rebuild it with uner labels compile") from None
 
 
 @dataclass(frozen=True)

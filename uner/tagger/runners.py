@@ -19,7 +19,7 @@ from ..io import RayOptions, Record, actor_count, batch_records, batched, connec
 from ..models import resolve_model
 from ..spans import load_spacy
 from .loading import load_tagger
-from .records import TagOptions, tag_records
+from .records import ModelFailure, TagOptions, tag_records
 
 
 class Runner(Protocol):
@@ -58,11 +58,18 @@ def check_models(tagger_kwargs: dict) -> None:
 
 
 def _worker_init(tagger_kwargs: dict, options: TagOptions) -> None:
+    """Load the worker's tagger; a failure is kept for its first chunk to report (raised here, it would make the
+    pool start a new worker, and fail, forever)."""
     torch.set_num_threads(1)
-    _WORKER["runner"] = SerialRunner(tagger_kwargs, options)
+    try:
+        _WORKER["runner"] = SerialRunner(tagger_kwargs, options)
+    except Exception as exc:  # (whatever it is, the parent has to hear it once)
+        _WORKER["failure"] = f"a worker could not load the tagger: {exc}"
 
 
 def _worker_run(chunk: list[Record]) -> list[dict]:
+    if "failure" in _WORKER:
+        raise ModelFailure(_WORKER["failure"])
     return list(_WORKER["runner"].run(chunk))
 
 
