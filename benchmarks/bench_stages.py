@@ -1,7 +1,9 @@
 """What the post-typing stages cost beside the tagging itself: the biomedical student over dev sentences, then
 each stage list run over its entities, in one process; medians of --repeats, as a share of the student's time.
+With ``--teacher N``, then the biomedical teacher over the first N sentences with its ``inner_names`` step on and
+off, taking turns (each pass with a fresh prediction cache): the step's cost as a share of the teacher's time.
 
-    python -m benchmarks.bench_stages --gold ../shared/data/ner/bc5cdr/devel.tsv --n 2000 --repeats 5
+    python -m benchmarks.bench_stages --gold ../shared/data/ner/bc5cdr/devel.tsv --n 2000 --repeats 5 [--teacher 300]
 """
 
 from __future__ import annotations
@@ -11,9 +13,12 @@ import statistics
 import time
 
 from uner.analysis.evaluate import read_gold
+from uner.labels import LabelsFolder
 from uner.models import cpu_has_amx, cpu_has_bf16
 from uner.models.resolve import cpu_name
-from uner.tagger import Student, run_stages
+from uner.tagger import Student, Tagger, TaggerConfig, run_stages
+
+from .teacher_backends import FLAGS, cpu_flags
 
 
 def main() -> None:
@@ -23,9 +28,11 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--model", default="uner-student-bio")
     ap.add_argument("--stages", nargs="+", default=["abbreviations", "phrase_bounds", "abbreviations,phrase_bounds"])
+    ap.add_argument("--teacher", type=int, default=0, help="then the uner-bio teacher on this many sentences")
     args = ap.parse_args()
     texts = [" ".join(s.tokens) for s in list(read_gold(args.gold))[: args.n]]
-    print(f"CPU: {cpu_name()}; native bf16 {cpu_has_bf16()}, AMX {cpu_has_amx()}; {len(texts)} sentences of {args.gold}")
+    print(f"CPU: {cpu_name()}; native bf16 {cpu_has_bf16()}, AMX {cpu_has_amx()}; flags: "
+          f"{' '.join(cpu_flags()) or 'none of ' + ' '.join(FLAGS)}; {len(texts)} sentences of {args.gold}")
     student = Student.from_pretrained(args.model, stages=())
     list(student.tag(texts[:64]))  # (warm-up)
     times, ents = [], None
@@ -47,6 +54,25 @@ def main() -> None:
         cost = statistics.median(times)
         print(f"  + {spec:30s} {cost:7.3f} s  = {100 * cost / base:5.1f} % of the student's time")
 
+    if args.teacher:
+        bench_inner_names(texts[: args.teacher], args.repeats)
+
+
+def bench_inner_names(texts: list[str], repeats: int) -> None:
+    """The biomedical teacher with and without its ``inner_names`` step, taking turns; medians."""
+    folder = LabelsFolder.of(None, "uner-bio")
+    on = Tagger.from_pretrained("uner-bio", config=TaggerConfig.for_labels(folder))
+    off = Tagger.from_pretrained("uner-bio", config=TaggerConfig.for_labels(folder, inner_names=False))
+    list(on.tag(texts[:16]))  # (warm-up: loads the step's table)
+    times: dict[str, list[float]] = {"on": [], "off": []}
+    for _ in range(repeats):
+        for name, tagger in (("off", off), ("on", on)):
+            t = time.perf_counter()
+            list(tagger.tag(texts))
+            times[name].append(time.perf_counter() - t)
+    base, with_step = statistics.median(times["off"]), statistics.median(times["on"])
+    print(f"  teacher (uner-bio), inner_names off {base:7.2f} s {len(texts) / base:6.1f} sentences/s; on "
+          f"{with_step:7.2f} s {len(texts) / with_step:6.1f} sentences/s = +{100 * (with_step / base - 1):.1f} %")
 
 if __name__ == "__main__":
     main()

@@ -73,7 +73,7 @@ def evaluate(labels: str | None, engine: str, limit: int | None, mode: str, mode
     rows = {}
     for d in DOMAINS:
         result = evaluate_model(SHARED / "ner" / "crossner" / d / "dev.txt",
-                                ROOT / "examples" / "crossner" / d / "mapping.yaml", mode, limit,
+                                ROOT / "labels" / f"crossner-{d}" / "mappings" / f"crossner-{d}.yaml", mode, limit,
                                 model=model, labels=labels.format(domain=d) if labels else None,
                                 student=engine == "student")
         rows[d] = result

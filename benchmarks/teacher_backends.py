@@ -22,6 +22,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from uner.models import cpu_has_amx
+
 # (backend, dtype, span policy); the first is the baseline: the default before the `names` policy (issue 39)
 VARIANTS = (("torch", "auto", "named"), ("torch", "float32", "named"), ("torch", "auto", ""), ("torch", "float32", ""),
             ("torch", "bfloat16", ""), ("onnx", "int8", "named"), ("onnx", "int8", ""))
@@ -129,7 +131,7 @@ def bench_backends(texts: list[str], model: str | None, rounds: int) -> None:
     today's spans (without AMX, ``auto`` still sees AMX in the CPU's flags and picks bfloat16; a CPU that lacks it
     measures and picks the faster), and the compute floor of today's default spans."""
     with tempfile.TemporaryDirectory() as tmp:
-        shim = shim_library(tmp)
+        shim = shim_library(tmp) if cpu_has_amx() else None  # (without AMX, refusing it changes nothing)
         settings = [(*v, p) for p in (None, *([shim] if shim else [])) for v in VARIANTS]
         times: dict[tuple, list[dict]] = {s: [] for s in settings}
         for _ in range(rounds):
@@ -144,7 +146,9 @@ def bench_backends(texts: list[str], model: str | None, rounds: int) -> None:
     for preload in dict.fromkeys(s[3] for s in settings):
         base = med[(*VARIANTS[0], preload)]
         best = min(med[(*v, preload)] for v in VARIANTS if v[0] == "torch" and not v[2])
-        print(f"  {'with AMX' if preload is None else 'AMX refused (noamx.c preloaded): proxy for a CPU without AMX'}"
+        setting = ("AMX refused (noamx.c preloaded): proxy for a CPU without AMX" if preload is not None
+                   else "with AMX" if cpu_has_amx() else "this CPU has no AMX")
+        print(f"  {setting}"
               f"; int8 matrix-product peak {peaks[preload]:.0f} GOPS per thread (measured)")
         for b, d, policy in VARIANTS:
             s = (b, d, policy, preload)

@@ -1,6 +1,7 @@
-"""`uner adapt` end to end on the shipped model: a person's types merged into a copy of the labels, the label table
-compiled with their seeds, the corpus's descriptors and tagged records written for the page; a second run does
-nothing, and an interrupted descriptor pass continues to the same file."""
+"""`uner adapt` end to end on the shipped model: a person's types merged into a copy of the labels, the types the
+corpus writes in lower case found, the label table compiled with their seeds, the corpus's descriptors and tagged
+records written for the page; a second run does nothing, and an interrupted descriptor pass continues to the same
+file."""
 
 from __future__ import annotations
 
@@ -20,11 +21,20 @@ ALGORITHM: [algorithm, backpropagation]
 """
 
 
+# the person's own corpus beside the sample: algorithms are written in lower case, albums are names
+OWN = ("We trained the network with backpropagation and a greedy algorithm .\n"
+       "The algorithm beats backpropagation on small data , they say .\n"
+       "Her album Thriller sold well , and the album stayed in the charts .\n"
+       "Critics still call Thriller a great album and an even better backpropagation of pop .\n")
+
+
 def test_adapt_makes_a_folder_for_the_page_and_continues_where_it_stopped(tmp_path):
     types = tmp_path / "my-types.yaml"
     types.write_text(TYPES, encoding="utf-8")
+    own = tmp_path / "own.txt"
+    own.write_text(OWN * 2, encoding="utf-8")
     out = tmp_path / "labels"
-    args = ("adapt", str(SAMPLE), "--types", str(types), "--out", str(out), "--sentences", "6")
+    args = ("adapt", str(SAMPLE), str(own), "--types", str(types), "--out", str(out), "--sentences", "6")
     res = uner(*args)
     assert res.returncode == 0, res.stderr
     assert "types: ALBUM, ALGORITHM (4 seed terms)" in res.stdout
@@ -35,7 +45,11 @@ def test_adapt_makes_a_folder_for_the_page_and_continues_where_it_stopped(tmp_pa
     from uner.labels import LabelsFolder
     from uner.tagger import TaggerConfig
 
-    assert TaggerConfig.for_labels(LabelsFolder(out)).subtype_share == 0.1  # its tagger.yaml: own subtypes win sooner
+    config = TaggerConfig.for_labels(LabelsFolder(out))
+    assert config.subtype_share == 0.1  # its tagger.yaml: own subtypes win sooner
+    # algorithm and backpropagation are lower case in the corpus, Thriller is not: common nouns of ALGORITHM only
+    assert "lower-case types: ALGORITHM" in res.stdout
+    assert config.common_types == ("ALGORITHM",) and config.span_policy == "named"
     shown = uner("labels", "show", "algorithm", "--labels", str(out))
     assert "own labels: ALGORITHM" in shown.stdout, shown.stdout  # the compiled table knows the seed
     lines = (out / "descriptors.jsonl").read_text(encoding="utf-8").splitlines()

@@ -5,7 +5,10 @@ Steps, each skipped when its output is there (run the command again after an int
 1. *folder*: a copy of the base labels folder (the model's shipped labels: every human decision carried), with a
    ``tagger.yaml`` of the settings a person's own subtypes want when the base has none;
 2. *types*: the person's types and seeds merged in (``labels add-types``; running it again changes nothing);
-3. *bootstrap*: every cluster's suggestion from the seed lists; *compile*: the label table with the new seeds;
+3. *casing*: which of the person's types the corpus writes in lower case (``vocab.casing``: genres, algorithms),
+   so that the tagger also looks at common-noun spans, kept only when typed one of them (``tagger.yaml``:
+   ``span_policy: named``, ``common_types``);
+   *bootstrap*: every cluster's suggestion from the seed lists; *compile*: the label table with the new seeds;
 4. *descriptors*: the teacher reads a sample of the corpus and keeps, for every candidate span, the descriptor
    words the masked LM predicted for it (``descriptors.jsonl``) and the tagged records (``tagged.jsonl``). The
    page orders its queue by how many of these spans a cluster's label bears on (``server.demand``) and shows
@@ -23,15 +26,19 @@ import shutil
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 
+import yaml
+
 from .distill.sample import sample_sentences
-from .io import Source, atomic_write_text
+from .io import Source, atomic_write_text, read_paragraphs
 from .labels import LabelsFolder, bootstrap, compile_labels, load_seeds
 from .labels.user_types import add_types
 from .paths import (CLUSTERS_FILE, DESCRIPTORS_FILE, SEEDS_FILE, SUMMARY_FILE, TAGGED_FILE, TAGGER_FILE, TERMS_FILE,
                     TYPES_FILE, check_writable, labels_dir)
 from .tagger import TaggerConfig, load_tagger
+from .vocab.casing import lowercase_types, seed_case_counts
 
 COPIED = (CLUSTERS_FILE, TERMS_FILE, TYPES_FILE, SEEDS_FILE, TAGGER_FILE, SUMMARY_FILE)  # not the calibration: its
 #                                                                                         types change
@@ -45,6 +52,9 @@ settings:
   subtype_share: 0.1
 """
 TERMS_PER_SPAN = 8  # descriptor words kept per span: the ones its vote rests on
+CASING_PARAGRAPHS = 50_000  # corpus paragraphs (per file) read for the seeds' casing
+# a common-noun span of a lower-case type is kept above this share (CrossNER AI and music dev: docs/accuracy.md §7)
+COMMON_MIN_SCORE = 0.3
 
 
 @dataclass
@@ -100,6 +110,10 @@ def adapt(config: AdaptConfig, echo: Callable[[str], None] = print) -> Path:
         for name in (DESCRIPTORS_FILE, TAGGED_FILE):
             (out / name).unlink(missing_ok=True)
         _write_state(out, state)
+    if "casing" not in state:
+        state["casing"] = find_casing(config, labels)
+        _write_state(out, state)
+        echo(f"lower-case types: {', '.join(state['casing']) or 'none'}")
     if not state.get("compiled") or not labels.table_path.is_file():
         review = labels.load_review(config.model)
         n = bootstrap(review.doc, load_seeds(labels.seed_sources(list(config.seeds)), review.types), review.types)
@@ -113,6 +127,29 @@ def adapt(config: AdaptConfig, echo: Callable[[str], None] = print) -> Path:
     seeds = "".join(f" --seeds {s}" for s in config.seeds)  # the page's compile needs the same seed lists
     echo(f"next: uner annotate {out} --corpus {config.sources[0].path} --records {out / TAGGED_FILE}{seeds}")
     return out
+
+
+def find_casing(config: AdaptConfig, labels: LabelsFolder) -> dict[str, float]:
+    """The folder's own types (its ``seeds.yaml``) that the corpus writes in lower case, written into its
+    ``tagger.yaml`` (``common_types``, with the ``named`` span policy; removed when there are none)."""
+    seeds = load_seeds([labels.seeds_path], labels.load_types()) if labels.seeds_path.is_file() else {}
+    by_type: dict[str, list[str]] = {}
+    for term, kinds in seeds.items():  # (term -> its types)
+        for kind in kinds:
+            by_type.setdefault(kind, []).append(term)
+    texts = (p for src in config.sources for p in islice(read_paragraphs(src.path), CASING_PARAGRAPHS))
+    found = lowercase_types(seed_case_counts(texts, by_type))
+    doc = yaml.safe_load(labels.tagger_path.read_text(encoding="utf-8")) or {}
+    settings = doc.setdefault("settings", {})
+    if not found and "common_types" not in settings:
+        return found  # (the file stays as it is, comments and all)
+    for key in ("span_policy", "common_types", "common_min_score"):
+        settings.pop(key, None)
+    if found:
+        settings.update(span_policy="named", common_types=sorted(found), common_min_score=COMMON_MIN_SCORE)
+    atomic_write_text(labels.tagger_path, ADAPTED_TAGGER.splitlines()[0] + "\n"
+                      + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True))
+    return found
 
 
 def collect_descriptors(config: AdaptConfig, echo: Callable[[str], None] = print) -> None:

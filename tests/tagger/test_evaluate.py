@@ -88,6 +88,43 @@ def test_mapping_by_file_name_and_subtypes(tmp_path):
         Mapping.for_file(tmp_path / "mystery.tsv")
 
 
+def test_a_labels_folder_maps_its_own_types_onto_the_datasets_it_names(tmp_path):
+    """An adapted folder's mapping (``mappings/*.yaml`` with ``datasets`` path fragments) is found first for the
+    files it names; other files still get the shipped mapping; a bad entry names the file."""
+    own = tmp_path / "labels" / "mappings"
+    own.mkdir(parents=True)
+    (own / "crossner-ai.yaml").write_text("datasets: [crossner/ai/]\nmap:\n  ALGORITHM: algorithm\n")
+    m = Mapping.for_file(tmp_path / "data" / "crossner" / "ai" / "dev.txt", [own])
+    assert m("ALGORITHM") == "algorithm" and m.datasets == ("crossner/ai/",)
+    assert Mapping.for_file("/x/conll2003/valid.txt", [own])("PERSON") == "PER"
+    with pytest.raises(ValueError, match="no mapping found"):
+        Mapping.for_file(tmp_path / "data" / "crossner" / "music" / "dev.txt", [own])
+    (own / "crossner-ai.yaml").write_text("datasets: crossner/ai/\nmap:\n  ALGORITHM: algorithm\n")
+    with pytest.raises(ValueError, match=r"crossner-ai\.yaml: 'datasets' must be a list"):
+        Mapping.for_file(tmp_path / "data" / "crossner" / "ai" / "dev.txt", [own])
+
+
+@pytest.mark.parametrize("model", ["crossner-ai", str(Path("labels/crossner-ai").resolve())])
+def test_uner_eval_takes_an_adapted_folder_as_the_model_with_its_own_mapping(tmp_path, model):
+    """``uner eval <crossner ai file> --model crossner-ai`` and nothing else: the shipped adapted folder's labels,
+    settings and mapping, the default model (its tagger.yaml names none)."""
+    from tests.helpers import uner
+
+    gold = tmp_path / "crossner" / "ai" / "dev.txt"
+    gold.parent.mkdir(parents=True)
+    rows = [("Geoffrey", "B-researcher"), ("Hinton", "I-researcher"), ("studied", "O"), ("at", "O"),
+            ("the", "O"), ("University", "B-university"), ("of", "I-university"), ("Edinburgh", "I-university"),
+            (".", "O")]
+    gold.write_text("".join(f"{w}\t{t}\n" for w, t in rows) + "\n")
+    out = uner("eval", str(gold), "--model", model, "--mode", "end-to-end")
+    assert out.returncode == 0, out.stderr
+    assert "researcher" in out.stdout and "university" in out.stdout
+    missing = uner("eval", str(gold), "--model", "no-such-model-or-folder", "--mapping",
+                   "labels/crossner-ai/mappings/crossner-ai.yaml")
+    assert missing.returncode == 2 and "no-such-model-or-folder" in missing.stderr
+    assert len(missing.stderr.strip().splitlines()) == 1
+
+
 def test_detokenize_offsets():
     text, offs = detokenize(["New", "York", "."])
     assert text == "New York ." and [text[a:b] for a, b in offs] == ["New", "York", "."]

@@ -12,7 +12,7 @@ import pytest
 
 from tests.helpers import uner
 from uner.tagger import Entity, TaggerConfig, run_stages
-from uner.tagger.stages.phrases import PhraseWords, _Doc, bounds, phrase_bounds
+from uner.tagger.stages.phrases import PhraseWords, PhraseDoc, bounds, phrase_bounds
 from uner.vocab.phrases import PhraseCounts, ngram_hash, tokens
 
 # a small "domain corpus": "heart failure" stands alone and after many modifiers; "dilated" nearly always goes
@@ -87,7 +87,7 @@ def test_an_edge_never_moves_onto_another_entity(counts):
 
 
 def test_a_frequent_word_never_joins(counts):
-    doc = _Doc("heart failure were", counts)
+    doc = PhraseDoc("heart failure were", counts)
     words = PhraseWords(counts, trim_below=0.2, extend_from=0.01, min_modifier_count=2)
     assert bounds(doc, 0, 2, words) == (0, 2)  # "were" follows "heart failure" 12 times of 14: a function word
 

@@ -273,3 +273,22 @@ def test_a_dotted_abbreviation_votes_as_the_word_without_its_dots(shipped):
     text = "The U.S. government said on Tuesday it would send troops ."
     (ents,) = shipped.tag([text])
     assert [(e.text, e.type) for e in ents if e.text == "U.S."] == [("U.S.", "LOCATION")]
+
+
+def test_common_types_keep_only_their_own_common_noun_spans(shipped):
+    """Under ``named``, a common-noun span is kept only when typed one of ``common_types`` (a domain's lower-case
+    types, ``uner adapt``); names are not affected, and the others stay as rejected candidates."""
+    text = "Duran told Reuters that Pirelli shares rose 3 percent in the steel market after the election ."
+    named = dict(span_policy="named", common_min_score=0.0)
+    shipped.config = dataclasses.replace(PLAIN, **named)
+    every = next(shipped.tag([text]))
+    common = [e for e in every if not e.named]
+    assert common and any(e.named for e in every)
+    kind = common[0].type
+    shipped.config = dataclasses.replace(PLAIN, **named, common_types=(kind,))
+    kept = next(shipped.tag([text]))
+    assert {e.text for e in kept} == {e.text for e in every if e.named or e.type == kind}
+    shipped.config = dataclasses.replace(PLAIN, **named, common_types=("NO_SUCH_TYPE",))
+    assert {e.text for e in next(shipped.tag([text]))} == {e.text for e in every if e.named}
+    with_rejected = {e.text: e.kept for e in next(shipped.tag([text], rejected=True))}
+    assert all(with_rejected[e.text] is False for e in common)

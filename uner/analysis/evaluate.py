@@ -23,7 +23,8 @@ from ..io import Sentence, atomic_write_text, read_token_file
 from ..labels import LabelsFolder
 from ..tagger import TaggerConfig, bio_tags, load_tagger
 
-MAPPINGS_DIR = Path(__file__).resolve().parents[1] / "mappings"
+MAPPINGS = "mappings"  # the mapping files' folder: in the package, and in a labels folder for its own types
+MAPPINGS_DIR = Path(__file__).resolve().parents[1] / MAPPINGS
 
 
 def read_gold(path: str | os.PathLike) -> Iterator[Sentence]:
@@ -135,29 +136,42 @@ def span_errors(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]]) ->
 
 @dataclass
 class Mapping:
-    """Our type or subtype → dataset label (``O`` drops it); subtypes fall back to their type's entry."""
+    """Our type or subtype → dataset label (``O`` drops it); subtypes fall back to their type's entry.
+
+    A mapping file names the datasets it is for by its own name ("bc5cdr.yaml") or, where a name cannot say it,
+    by the path fragments in its ``datasets`` entry ("crossner/ai": a labels folder's own types mapped onto one
+    CrossNER domain)."""
 
     labels: dict[str, str]
     default: str = "O"
     domain: str = "general"  # the tagger settings the dataset's text calls for (TaggerConfig.for_domain)
+    datasets: tuple[str, ...] = ()  # path fragments of the gold files this mapping is for (besides its file name)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Mapping:
         doc = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
         if not isinstance(doc.get("map"), dict):
             raise ValueError(f"{path}:1: expected a 'map' of our labels to the dataset's")
+        datasets = doc.get("datasets", [])
+        if not isinstance(datasets, list):
+            raise ValueError(f"{path}: 'datasets' must be a list of path fragments")
         return cls({str(k): str(v) for k, v in doc["map"].items()}, str(doc.get("default", "O")),
-                   str(doc.get("domain", "general")))
+                   str(doc.get("domain", "general")), tuple(str(d).lower() for d in datasets))
 
     @classmethod
-    def for_file(cls, gold: str | os.PathLike) -> Mapping:
-        """The shipped mapping whose dataset name appears in the gold file's path."""
-        path = str(Path(gold).resolve()).lower()
-        for f in sorted(MAPPINGS_DIR.glob("*.yaml")):
+    def for_file(cls, gold: str | os.PathLike, folders: Sequence[str | os.PathLike] = ()) -> Mapping:
+        """The mapping for the gold file's dataset: the first in ``folders`` (a labels folder's ``mappings/``),
+        then among the shipped ones, whose file name or ``datasets`` fragment appears in the gold file's path."""
+        path = Path(gold).resolve().as_posix().lower()
+        files = [f for d in [*folders, MAPPINGS_DIR] for f in sorted(Path(d).glob("*.yaml"))]
+        for f in files:
             if f.stem in path:
                 return cls.load(f)
+            mapping = cls.load(f)
+            if any(fragment in path for fragment in mapping.datasets):
+                return mapping
         raise ValueError(f"{gold}: no mapping found for this dataset; pass --mapping "
-                         f"(shipped: {', '.join(f.stem for f in sorted(MAPPINGS_DIR.glob('*.yaml')))})")
+                         f"(found: {', '.join(f.stem for f in files)})")
 
     def __call__(self, type_name: str, subtype: str | None = None) -> str:
         if subtype and subtype in self.labels:
@@ -230,8 +244,8 @@ def evaluate_model(gold_path: str | os.PathLike, mapping_path: str | os.PathLike
     the student tagger (``model`` its folder, default the shipped one) instead; ``backend``: the teacher's runtime
     (``uner.models.BACKEND_CHOICES``). Adds ``seconds``."""
     t0 = time.time()
-    mapper = Mapping.load(mapping_path) if mapping_path else Mapping.for_file(gold_path)
     folder = LabelsFolder.of(labels, model)
+    mapper = Mapping.load(mapping_path) if mapping_path else Mapping.for_file(gold_path, [folder.path / MAPPINGS])
     if domain is None and folder.default_domain() is not None:  # the folder's own tagger.yaml: its settings
         config = TaggerConfig.for_labels(folder, **config_changes)
     else:

@@ -10,6 +10,7 @@ import typer
 
 from ..analysis import evaluate_model, report_text
 from ..io import MissingExtra, atomic_write_text
+from ..models import ModelNotFoundError
 from ._util import BackendOpt, EnsembleOpt, LabelsOpt, MinScoreOpt, ModelOpt, SpanPolicyOpt, StagesOpt, app, fail, parse_stages
 
 
@@ -45,7 +46,7 @@ def eval_command(
     try:
         result = evaluate_model(gold, mapping, mode, limit, model, labels, errors, ensemble or (), domain,
                                 engine == "student", backend, **changes)
-    except (ValueError, OSError, MissingExtra) as exc:  # (FileNotFoundError: no student there)
+    except (ValueError, OSError, MissingExtra, ModelNotFoundError) as exc:  # (FileNotFoundError: no student there)
         fail(str(exc))
     typer.echo(report_text(gold, result))
     if report:

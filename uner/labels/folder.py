@@ -12,7 +12,7 @@ import yaml
 
 from ..models import ModelNotFoundError, load_vocabulary
 from ..paths import (CALIBRATION_FILE, CLUSTERS_FILE, LABEL_TABLE_FILE, SEEDS_FILE, TAGGER_FILE, TERMS_FILE, TYPES_FILE,
-                     labels_dir)
+                     embedded_models, labels_dir)
 from .calibration import Calibration
 from .problems import LabelError
 from .review import dump_clusters, load_clusters
@@ -65,8 +65,23 @@ class LabelsFolder:
 
     @classmethod
     def of(cls, labels: str | os.PathLike | None, model_name: str | None = None) -> LabelsFolder:
-        """The folder ``labels`` when given, else the labels folder of ``model_name`` (the default model's)."""
-        return cls(labels) if labels is not None else cls.for_model(model_name)
+        """The folder ``labels`` when given, else the labels folder of ``model_name`` (the default model's), or
+        the one it names (``named_instead_of_model``)."""
+        if labels is not None:
+            return cls(labels)
+        return cls.named_instead_of_model(model_name) or cls.for_model(model_name)
+
+    @classmethod
+    def named_instead_of_model(cls, model: str | None) -> LabelsFolder | None:
+        """The labels folder that ``model`` names where a model is asked for (``--model crossner-ai``: an adapted
+        folder, ``labels/crossner-ai`` or its path, whose ``tagger.yaml`` names its model or leaves the default),
+        or None when ``model`` names a model."""
+        if not model or model in embedded_models() or (Path(model) / "config.json").is_file():
+            return None
+        for path in (Path(model), labels_dir(model)):
+            if (path / LABEL_TABLE_FILE).is_file():
+                return cls(path)
+        return None
 
     @classmethod
     def existing(cls, path: str | os.PathLike | None = None) -> LabelsFolder:

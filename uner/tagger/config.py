@@ -52,6 +52,8 @@ class TaggerConfig:
     #                             votes); "nouns" (every noun run). news: "names" types 38 % of "named"'s spans, for
     #                             +0.4 / +0.5 points (CoNLL / WNUT dev): its common nouns were almost never entities
     common_min_score: float = 0.6  # "named" policy: a common-noun span needs its top type's share above this
+    common_types: tuple[str, ...] = ()  # "named" policy: if any, a common-noun span is kept only when typed one of
+    #                                     these (a domain's lower-case types: genres, algorithms; ``uner adapt``)
     max_context_words: int = 200  # context words either side of the span in the sentence-length inputs
     cs_weight: float = 0.2  # share of the context-dependent votes when both inputs are used (CI gets the rest)
     min_score: float = 0.2  # a span is an entity only when its top type's share of the votes exceeds this
@@ -61,6 +63,7 @@ class TaggerConfig:
     name_not_entity: float = 0.5  # a name's not-entity votes (OTHER) count this much: a proper name is an entity
     weighting: Weighting = Weighting()
     stages: tuple[str, ...] = ("person_titles", "sports_teams")  # post-typing stages, in order (``tagger.stages``)
+    inner_names: bool = False  # a container candidate ("lithium therapy") gives way to its inner name (``tagger.inner``)
 
     domain: str = "general"  # the domain whose defaults the other fields start from (``for_domain``)
 
@@ -124,6 +127,7 @@ class TaggerConfig:
                 raise ValueError(f"CI template {t!r}: unknown field {{{sorted(unknown)[0]}}} "
                                  f"(use {', '.join('{' + f + '}' for f in sorted(TEMPLATE_FIELDS))})")
         self.stages = tuple(self.stages)
+        self.common_types = tuple(self.common_types)
         resolve_stages(self.stages)  # (an unknown name fails here)
         if self.domain not in DOMAINS:
             raise ValueError(f"unknown domain {self.domain!r} (choose from {', '.join(DOMAINS)})")
@@ -162,7 +166,10 @@ DOMAINS: dict[str, dict] = {
                    # abstracts define abbreviations, "congestive heart failure (CHF)": the short form takes the long
                    # form's type (not the news conventions, titles and sports sides; BC5CDR, NCBI-disease dev)
                    # and names completed from the domain corpus's phrases ("5 - FU", "dilated cardiomyopathy"; the same)
-                   "stages": ("abbreviations", "phrase_bounds")},
+                   "stages": ("abbreviations", "phrase_bounds"),
+                   # "lithium therapy", "ketoprofen group": the drug inside a therapy or a group is the entity
+                   # (chosen on BC5CDR dev; NCBI-disease, JNLPBA, BC2GM dev measured; docs/accuracy.md §3.7)
+                   "inner_names": True},
 }
 
 
@@ -177,7 +184,8 @@ def _plain(value):
 
 def _typed(name: str, value):
     """A setting read from YAML as ``TaggerConfig`` holds it (lists back to tuples and sets, mappings to weighting)."""
-    kind = {"span_tags": frozenset, "ci_templates": tuple, "ci_weights": tuple, "stages": tuple}.get(name)
+    kind = {"span_tags": frozenset, "ci_templates": tuple, "ci_weights": tuple, "stages": tuple,
+            "common_types": tuple}.get(name)
     if name == "weighting" and isinstance(value, dict):
         return Weighting(**value)
     return kind(value) if kind is not None and isinstance(value, list) else value

@@ -22,6 +22,7 @@ from __future__ import annotations
 import shutil
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +34,8 @@ from ..models import Backend, load_backend
 from ..paths import STAGES_DIR
 from ..spans import DEFAULT_SPACY_MODEL, Span, candidate_spans, given_spans, load_spacy, parse_for_spans
 from .config import TaggerConfig, fill_template
+from .inner import NAME as INNER_NAMES
+from .inner import InnerNames
 from .scoring import Entity, LabelScorer, SpanScores
 from .stages import check_stage_types, load_stages, run_stages
 
@@ -128,18 +131,55 @@ class BaseTagger(ABC):
         if not flat:
             return [[] for _ in docs]
         scores = self.span_scores(flat, cache)
+        inner = self.inner_names()
+        every = rejected or inner is not None  # (the inner names look at rejected candidates too)
+        ents = [self._common(scores.entity(k, text, sp, explain, self._cut(sp), every), sp, every)
+                for k, (text, sp) in enumerate(flat)]
+        if inner is not None:
+            by_end = [{t.idx + len(t): t.tag_ for t in d} for d in docs]  # (PTB tags by token end, per document)
+            tags = [doc_tags for doc_tags, doc_spans in zip(by_end, spans) for _ in doc_spans]
+            ents = self._inner_names(inner, flat, tags, ents, explain, cache)
+        if not rejected:
+            ents = [e if e is not None and e.kept else None for e in ents]
         out: list[list[Entity]] = []
         k = 0
         for text, doc_spans in zip(texts, spans):
-            ents = []
-            for sp in doc_spans:
-                cut = None if sp.named else max(self.config.min_score, self.config.common_min_score)
-                ent = scores.entity(k, text, sp, explain, cut, rejected)
-                if ent is not None:
-                    ents.append(ent)
-                k += 1
+            doc_ents = [e for e in ents[k : k + len(doc_spans)] if e is not None]
+            k += len(doc_spans)
             given = any(sp.given for sp in doc_spans)
-            out.append(ents if given else run_stages(text, ents, self.config.stages, self.stage_folder))
+            out.append(doc_ents if given else run_stages(text, doc_ents, self.config.stages, self.stage_folder))
+        return out
+
+    def _cut(self, span: Span) -> float | None:
+        """The share a span's top type must pass: the tagger's, or more for a common-noun span (``named``)."""
+        return None if span.named else max(self.config.min_score, self.config.common_min_score)
+
+    def _common(self, ent: Entity | None, span: Span, rejected: bool) -> Entity | None:
+        """A common-noun span's entity (``named`` policy) stays kept only when typed one of the config's
+        ``common_types``, when it lists any; else it is rejected (None unless ``rejected``)."""
+        kinds = self.config.common_types
+        if ent is None or span.named or not kinds or not ent.kept or ent.type in kinds or ent.subtype in kinds:
+            return ent
+        return replace(ent, kept=False) if rejected else None
+
+    def inner_names(self) -> InnerNames | None:
+        """The ``inner_names`` settings of this tagger's labels when its config switches them on."""
+        return InnerNames.load(self.stage_folder) if self.config.inner_names else None
+
+    def _inner_names(self, inner: InnerNames, flat: Sequence[tuple[str, Span]], tags: Sequence[dict[int, str]],
+                     ents: list[Entity | None], explain: bool, cache: PredictionCache | None) -> list[Entity | None]:
+        """``ents`` (one per span of ``flat``, rejected ones included) with each container candidate replaced by
+        its inner name when that is typed an entity other than a container (``uner.tagger.inner``; ``tags``: each
+        span's document's PTB tags by token end)."""
+        asks = [(k, rest) for k, ((text, sp), ent) in enumerate(zip(flat, ents)) if ent is not None and not sp.given
+                and (rest := inner.rest(text, sp, ent, tags[k])) is not None]
+        out = list(ents)
+        if asks:
+            scores = self.span_scores([(flat[k][0], rest) for k, rest in asks], cache)
+            for j, (k, rest) in enumerate(asks):
+                new = scores.entity(j, flat[k][0], rest, explain, self._cut(rest))
+                if new is not None and not inner.holds(new):
+                    out[k] = replace(new, stages=(INNER_NAMES,))
         return out
 
     def explain(self, ids: np.ndarray, logits: np.ndarray) -> list[list[dict]]:
@@ -171,7 +211,8 @@ class Tagger(BaseTagger):
                         spacy_model: str | None = None, config: TaggerConfig | None = None,
                         stop_descriptors: str | Path | None = None, calibrate: bool = True,
                         backend: str = "torch", **mlm_kwargs) -> Tagger:
-        """The embedded model and its shipped labels by default; any model folder with its labels folder.
+        """The embedded model and its shipped labels by default; any model folder with its labels folder; a labels
+        folder named as ``model`` (an adapted one, ``uner adapt``) with the model its ``tagger.yaml`` names.
         ``config`` defaults to the settings of the labels' domain (``TaggerConfig.for_labels``). ``calibrate``:
         apply the folder's ``calibration.yaml`` (per-type weights and thresholds) when it has one. A folder written
         by ``save_pretrained`` also gives the model and the stop descriptors when they are not given.
@@ -182,6 +223,8 @@ class Tagger(BaseTagger):
         """
         mlm_kwargs.setdefault("dtype", "auto")
         nlp = load_spacy(spacy_model or DEFAULT_SPACY_MODEL)  # a missing parser fails before the model loads
+        if labels is None and (adapted := LabelsFolder.named_instead_of_model(model)) is not None:
+            model, labels = adapted.model(), adapted.path
         saved = LabelsFolder(labels) if labels is not None else None
         mlm = load_backend(model or (saved.model() if saved else None), backend, **mlm_kwargs)
         folder = saved or LabelsFolder.of(labels, mlm.name)
@@ -195,6 +238,11 @@ class Tagger(BaseTagger):
             check_stage_types(load_stages(config.stages, str(folder.path)), known)
         except ValueError as exc:
             raise ValueError(f"{folder.tagger_path}: {exc}") from None
+        if config.inner_names:
+            InnerNames.load(str(folder.path)).check(set(table.labels))
+        unknown = sorted(set(config.common_types) - set(table.labels) - set(known))
+        if unknown:
+            raise ValueError(f"{folder.tagger_path}: common_types: {', '.join(unknown)} not among the labels' types")
         calibration = folder.load_calibration(known) if calibrate else Calibration()
         return cls(mlm, table, types, nlp, config, stops, calibration, folder.expert_types(known), folder)
 

@@ -47,7 +47,7 @@ class PhraseWords:
                    int(conf["min_modifier_count"]))
 
 
-class _Doc:
+class PhraseDoc:
     """One document's tokens and the tie of word sequences in it."""
 
     def __init__(self, text: str, counts: PhraseCounts) -> None:
@@ -88,7 +88,7 @@ class _Doc:
         return i
 
 
-def bounds(doc: _Doc, i: int, j: int, words: PhraseWords, taken: set[int] = frozenset()) -> tuple[int, int]:
+def bounds(doc: PhraseDoc, i: int, j: int, words: PhraseWords, taken: set[int] = frozenset()) -> tuple[int, int]:
     """The token range [i, j) of an entity with its edges moved (see the module docstring), never onto the tokens
     ``taken`` by other entities."""
     while (j - i >= 2 and doc.is_word(i + 1) and doc.count(i, i + 1) >= words.min_modifier_count
@@ -106,7 +106,7 @@ def phrase_bounds(text: str, entities: Sequence[Entity], words: PhraseWords) -> 
     """Each entity with its edges where the corpus's phrases have them (see the module docstring)."""
     if not entities:
         return []
-    doc = _Doc(text, words.counts)
+    doc = PhraseDoc(text, words.counts)
     ranges = [(doc.starts.get(e.start), doc.ends.get(e.end)) for e in entities]
     covered = {t for a, b in ranges if a is not None and b is not None for t in range(a, b)}
     out = []
