@@ -18,12 +18,13 @@ from uner.vocab.phrases import PhraseCounts
 CORPUS = (["The therapy was stopped ."] * 30 + ["Lithium was given ."] * 10 + ["Lithium therapy helped ."]
           + ["Patients with heart failure were treated ."] * 12 + ["Insulin therapy and aspirin therapy ."] * 4)
 CONTAINERS = frozenset({"THERAPEUTIC_OR_PREVENTIVE_PROCEDURE", "ORGANIZATION", "MEASURE"})
+NAME_TAGS = frozenset({"NN", "NNP"})
 
 
 @pytest.fixture(scope="module")
 def inner() -> InnerNames:
     return InnerNames(PhraseCounts.mine(CORPUS, max_n=4, min_count=1), max_tie=0.2, min_head_count=5,
-                      containers=CONTAINERS)
+                      containers=CONTAINERS, name_tags=NAME_TAGS)
 
 
 def span(text: str, part: str) -> Span:
@@ -59,7 +60,7 @@ def test_only_containers_with_a_loose_common_head_are_cut(inner):
     assert inner.rest(text, span(text, "heart failure"), entity("ORGANIZATION"), nouns) is None  # the corpus ties them
     assert inner.rest(text, span(text, "therapy"), procedure, nouns) is None  # one word
     assert inner.rest(text, span(text, "lithium therapy"), procedure, tags(text, ("lithium",))) is None  # no noun
-    rare = InnerNames(inner.counts, inner.max_tie, 100, CONTAINERS)
+    rare = InnerNames(inner.counts, inner.max_tie, 100, CONTAINERS, NAME_TAGS)
     assert rare.rest(text, span(text, "lithium therapy"), procedure, nouns) is None  # "therapy" seen 39 times
     numbered = "He took IL 2 ."
     assert inner.rest(numbered, span(numbered, "IL 2"), entity("MEASURE"), tags(numbered)) is None  # a word head
@@ -68,12 +69,13 @@ def test_only_containers_with_a_loose_common_head_are_cut(inner):
 def test_settings_are_read_from_the_labels_and_bad_ones_are_named(tmp_path):
     shipped = InnerNames.load()
     assert "THERAPEUTIC_OR_PREVENTIVE_PROCEDURE" in shipped.containers and "DRUG" not in shipped.containers
+    assert "NN" in shipped.name_tags and "JJ" not in shipped.name_tags
     (tmp_path / "stages").mkdir()
     (tmp_path / "stages" / "inner_names.yaml").write_text("counts: biomedical_phrases.npz\nmax_tie: 0.05\n")
     with pytest.raises(ValueError, match=r"inner_names\.yaml: bad entry"):
         InnerNames.load(str(tmp_path))
     with pytest.raises(ValueError, match="container label.* NOT_A_LABEL"):
-        InnerNames(shipped.counts, 0.05, 50, frozenset({"NOT_A_LABEL"})).check({"DRUG"})
+        InnerNames(shipped.counts, 0.05, 50, frozenset({"NOT_A_LABEL"}), NAME_TAGS).check({"DRUG"})
 
 
 def test_the_step_is_on_for_the_biomedical_domain_only():
@@ -121,7 +123,7 @@ def test_a_labels_folder_naming_an_unknown_container_fails_with_its_file(tmp_pat
                                                                                                   "summary.json"))
     (labels / "stages").mkdir()
     (labels / "stages" / "inner_names.yaml").write_text(
-        "counts: biomedical_phrases.npz\nmax_tie: 0.05\nmin_head_count: 50\ncontainers: [THERAPY]\n")
+        "counts: biomedical_phrases.npz\nmax_tie: 0.05\nmin_head_count: 50\ncontainers: [THERAPY]\nname_tags: [NN]\n")
     src = tmp_path / "in.txt"
     src.write_text("He took lithium .\n")
     out = uner("tag", str(src), "--model", "uner-bio", "--labels", str(labels))

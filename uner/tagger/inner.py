@@ -5,12 +5,14 @@ types it, rightly, as a therapy, a group, an injection — labels that biomedica
 while the drug inside is one. Where a candidate's top label is one of the domain's ``containers`` (procedures,
 groups, quantities, organisms, not-entity) and its last word hangs loosely on the rest in the domain's corpus (the
 phrase-count table of ``phrase_bounds``: tie below ``max_tie``, the head seen at least ``min_head_count`` times),
-the rest, when it ends in a noun, is typed again in its sentence ("[MASK] therapy" asks for a drug) and, when it is
-an entity that is no container itself ("two" of "two patients" is a number), replaces the candidate. "heart failure" stays whole (the corpus ties the two words); "Parkinson's disease" stays whole (its
+the rest, when it ends in a noun (``name_tags``), is typed again in its sentence ("[MASK] therapy" asks for a drug)
+and, when it is an entity that is no container itself ("two" of "two patients" is a number), replaces the
+candidate. "heart failure" stays whole (the corpus ties the two words); "Parkinson's disease" stays whole (its
 label, DISEASE, is no container).
 
 Switched on per domain (``TaggerConfig.inner_names``); the settings and the container labels are the labels'
-``stages/inner_names.yaml`` (docs/accuracy.md §3.7 for how they were chosen).
+``stages/inner_names.yaml``, with the tags an inner name may end in (docs/accuracy.md §3.7 for how they were
+chosen).
 """
 
 from __future__ import annotations
@@ -25,17 +27,17 @@ from .stages.phrases import PhraseDoc
 from .stages.registry import Words
 
 NAME = "inner_names"
-NOUN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "FW", "CD"})  # what an inner name ends in
 
 
 @dataclass(frozen=True)
 class InnerNames:
-    """The phrase counts, the two thresholds and the container labels of one labels folder."""
+    """The phrase counts, the two thresholds, the container labels and the name tags of one labels folder."""
 
     counts: PhraseCounts
     max_tie: float
     min_head_count: int
     containers: frozenset[str]
+    name_tags: frozenset[str]  # the PTB tags an inner name may end in (nouns: "oral" of "oral administration" is none)
     source: str = NAME  # the file the settings came from (named in errors)
 
     @classmethod
@@ -48,7 +50,8 @@ class InnerNames:
         path = str(read.path(f"{NAME}.yaml"))
         try:
             return cls(PhraseCounts.load(read.path(conf["counts"])), float(conf["max_tie"]),
-                       int(conf["min_head_count"]), frozenset(map(str, conf["containers"])), path)
+                       int(conf["min_head_count"]), frozenset(map(str, conf["containers"])),
+                       frozenset(map(str, conf["name_tags"])), path)
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"{path}: bad entry ({exc})") from None
 
@@ -64,8 +67,8 @@ class InnerNames:
 
     def rest(self, text: str, span: Span, entity: Entity, tags: dict[int, str]) -> Span | None:
         """``span`` without its last word, when its ``entity`` is a container, the last word hangs loosely on the
-        rest and the rest ends in a noun (``tags``: the PTB tag of each token of ``text`` by its end offset; "oral"
-        of "oral administration" is no name); else None."""
+        rest and the rest ends in one of ``name_tags`` (``tags``: the PTB tag of each token of ``text`` by its end
+        offset; "oral" of "oral administration" is no name); else None."""
         if not self.holds(entity):
             return None
         doc = PhraseDoc(text[span.start : span.end], self.counts)
@@ -73,7 +76,7 @@ class InnerNames:
         if n < 2 or not doc.words[-1].isalpha() or not doc.is_word(n - 2):
             return None
         end = span.start + doc.toks[n - 2][2]
-        if tags.get(end) not in NOUN_TAGS:
+        if tags.get(end) not in self.name_tags:
             return None
         if doc.count(n - 1, n) < self.min_head_count or doc.tie(0, n - 1, n) >= self.max_tie:
             return None
