@@ -224,6 +224,7 @@ def test_corpus_demand_words_view_and_new_type(browser, small_folder):
         assert browser.find_element("id", "term-input").get_attribute("value") == word
         press(browser, "\ue00c")  # Esc
         press(browser, "t")
+        wait(browser, lambda d: d.find_element("id", "picker").is_displayed())
         press(browser, "album under ent")
         wait(browser, lambda d: d.execute_script(
             "const li = document.querySelector('#picker-list li.new'); return li && li.dataset.name === 'ALBUM'"))

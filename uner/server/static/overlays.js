@@ -9,6 +9,8 @@ function openOverlay(id) {
 }
 
 function closeOverlays() {
+  // a hidden overlay's input keeps the focus until the browser's next update; the next key is the page's
+  if (document.activeElement && document.activeElement.closest(".overlay")) document.activeElement.blur();
   for (const o of document.querySelectorAll(".overlay")) o.hidden = true;
   S.picker = null;
 }
