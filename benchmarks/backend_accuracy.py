@@ -3,6 +3,9 @@ spans whose type changes between them.
 
     python -m benchmarks.backend_accuracy [--limit 1000] [--backends torch onnx] [--dataset conll2003 ...]
 
+A backend written ``torch:whole`` runs the torch model's last layer on every token, as before it ran at the masks
+only (``MaskedLM.last_layer``).
+
 Datasets (../shared/data/ner): CoNLL-2003 valid, WNUT-17 dev (the default model) and BC5CDR devel (uner-bio),
 the first ``--limit`` sentences of each. The first backend runs with today's default dtype (``auto``), the
 second with its own default (onnx: int8). Type changes: end to end over the union of both runs' entity spans
@@ -60,7 +63,11 @@ def main() -> None:
         config = TaggerConfig.for_domain(mapping.domain)
         runs = {}
         for backend in args.backends:
-            rec = Recording(load_tagger(model=model, config=config, backend=backend))
+            runtime, _, last = backend.partition(":")
+            tagger = load_tagger(model=model, config=config, backend=runtime)
+            if last == "whole":
+                tagger.mlm.last_layer = None
+            rec = Recording(tagger)
             runs[backend] = (evaluate(rec, gold, mapping, "both", args.limit), rec.calls)
         (ra, ca), (rb, cb) = runs[args.backends[0]], runs[args.backends[1]]
         e2e, given = changed_share(ca[0], cb[0]), changed_share(ca[1], cb[1])

@@ -38,6 +38,31 @@ def test_top_k_equals_full_forward(tiny_model_dir):
             assert pred.tokens == mlm.tokenizer.convert_ids_to_tokens(ids.tolist())
 
 
+@pytest.mark.parametrize("attention", ["eager", "sdpa"])
+def test_last_layer_runs_at_the_masks_only(tiny_model_dir, attention):
+    """BERT-style layouts: the last layer is computed at the mask rows alone (its own forward never runs), with
+    either attention's mask (additive or boolean), padding and several masks per input, and the logits are the full
+    forward's; other layouts (DistilBERT) run whole."""
+    mlm = MaskedLM.from_pretrained(tiny_model_dir, device="cpu", attn_implementation=attention)
+    assert (mlm.last_layer is None) == (mlm.model.config.model_type == "distilbert")
+    ran = []
+    hooks = [layer.register_forward_hook(lambda *a, i=i: ran.append(i))
+             for i, layer in enumerate(mlm.model.base_model.get_submodule(
+                 "transformer" if mlm.last_layer is None else "encoder").layer)]
+    try:
+        results = mlm.top_k(TEXTS, k=5)
+    finally:
+        for hook in hooks:
+            hook.remove()
+    layers = len(hooks)
+    assert set(ran) == set(range(layers - 1 if mlm.last_layer is not None else layers))
+    for text, preds in zip(TEXTS, results):
+        full = full_forward_logits(mlm, text)
+        assert [p.ids.tolist() for p in preds] == [row.topk(5).indices.tolist() for row in full]
+        np.testing.assert_allclose([p.logits for p in preds], [row.topk(5).values.numpy() for row in full],
+                                   rtol=1e-4, atol=1e-4)
+
+
 def test_mask_logits_match_full_forward(tiny_model_dir):
     mlm = MaskedLM.from_pretrained(tiny_model_dir, device="cpu")
     out = mlm.mask_logits(TEXTS)

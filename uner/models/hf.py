@@ -1,8 +1,8 @@
 """The transformers backend: load any Hugging Face MLM and read its head cheaply.
 
-Predictions are computed only at mask positions: the encoder runs on the batch, the
-hidden states at the masks are gathered, and only those rows go through the MLM
-head (the tokenizer side and the predictions' bookkeeping are ``tokens.TokenizedLM``'s). Inputs are sorted by length and packed into batches bounded by a token budget
+Predictions are computed only at mask positions: the encoder runs on the batch up to its last layer, which
+(for BERT-style layers) is computed at the mask rows only, and only those rows go through the MLM head (the
+tokenizer side and the predictions' bookkeeping are ``tokens.TokenizedLM``'s). Inputs are sorted by length and packed into batches bounded by a token budget
 (small on CPU, where activations that stay in the cache matter more than fewer,
 larger matrix products).
 
@@ -34,6 +34,8 @@ MODEL_FAILURES = (MemoryError, torch.OutOfMemoryError)  # the model itself faili
 CPU_BATCH_TOKENS = 1024  # per thread: ~1k tokens of 384-1536-wide activations stay in a core's cache
 GPU_BATCH_TOKENS = 8192
 ONEDNN_CACHE = "8"  # oneDNN primitives kept per process (its default, 1024, grows with every new shape)
+ROWS_LAYER_PARTS = ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output",
+                    "intermediate", "output")  # a layer ``layer_at_rows`` can compute
 _LIBC = ctypes.CDLL(ctypes.util.find_library("c") or None)
 
 
@@ -91,6 +93,45 @@ def head_logits(model: PreTrainedModel, states: torch.Tensor) -> torch.Tensor:
     return model.get_output_embeddings()(head_transform(model, states))
 
 
+def rows_layer(model: PreTrainedModel) -> torch.nn.Module | None:
+    """The encoder's last layer where ``layer_at_rows`` can compute it (BERT, RoBERTa, ELECTRA: self-attention with
+    absolute positions, then the feed-forward block); None for other layouts, which run whole."""
+    layers = getattr(getattr(model.base_model, "encoder", None), "layer", None)
+    if (not layers or getattr(model.config, "is_decoder", False)
+            or getattr(model.config, "position_embedding_type", "absolute") != "absolute"):
+        return None
+    return layers[-1] if all(_has(layers[-1], p) for p in ROWS_LAYER_PARTS) else None
+
+
+def _has(module: torch.nn.Module, path: str) -> bool:
+    try:
+        module.get_submodule(path)
+    except AttributeError:
+        return False
+    return True
+
+
+def layer_at_rows(layer: torch.nn.Module, hidden: torch.Tensor, mask: torch.Tensor | None, rows: torch.Tensor,
+                  cols: torch.Tensor) -> torch.Tensor:
+    """A BERT-style layer's output at positions (``rows``, ``cols``) of ``hidden`` (B × T × d) only: queries there,
+    keys and values everywhere, ``mask`` as the encoder hands it to its layers (B × 1 × T × T, additive or boolean,
+    or None). The MLM head reads the last layer at the masks alone, so the rest of that layer (its attention
+    output and feed-forward block on every other token, a sixth of a 6-layer encoder) would be thrown away."""
+    att = layer.attention.self
+    heads, size = att.num_attention_heads, att.attention_head_size
+    x = hidden[rows, cols]  # M × d
+    q = att.query(x).view(len(rows), heads, 1, size)
+    k, v = (proj(hidden).view(*hidden.shape[:2], heads, size).transpose(1, 2)[rows] for proj in (att.key, att.value))
+    m = None if mask is None else mask[rows, :, cols].unsqueeze(2)  # M × 1 × 1 × T
+    ctx = F.scaled_dot_product_attention(q, k, v, attn_mask=m).reshape(len(rows), heads * size)
+    a = layer.attention.output(ctx, x)
+    return layer.output(layer.intermediate(a), a)
+
+
+class _Stop(Exception):
+    """Raised by the hook that stops the encoder before its last layer (what that layer was given is kept)."""
+
+
 class MaskedLM(TokenizedLM):
     """A Hugging Face masked language model with its tokenizer, read in batches (the ``Backend`` protocol).
 
@@ -115,6 +156,7 @@ class MaskedLM(TokenizedLM):
             max_batch_tokens = (min(CPU_BATCH_TOKENS * torch.get_num_threads(), GPU_BATCH_TOKENS)
                                 if self.device.type == "cpu" else GPU_BATCH_TOKENS)
         super().__init__(tokenizer, model.config, max_batch_tokens, name)
+        self.last_layer = rows_layer(self.model)  # computed at the masks only when predicting (None: run whole)
 
     @classmethod
     def from_pretrained(
@@ -178,6 +220,29 @@ class MaskedLM(TokenizedLM):
             input_ids=batch.input_ids, attention_mask=batch.attention_mask, output_hidden_states=all_layers
         )
 
+    def _mask_states(self, batch: Batch, is_mask: torch.Tensor) -> torch.Tensor:
+        """Last-layer states at the masks (in row-major order): the encoder stopped before its last layer by a
+        hook, that layer computed at the mask rows alone (``layer_at_rows``), where the model's layout allows."""
+        last = self.last_layer
+        if last is None:
+            return self._encoder(batch).last_hidden_state[is_mask]
+        given: dict = {}
+
+        def stop(module, args, kwargs):
+            given["hidden"] = args[0]
+            given["mask"] = args[1] if len(args) > 1 else kwargs.get("attention_mask")
+            raise _Stop
+
+        hook = last.register_forward_pre_hook(stop, with_kwargs=True)
+        try:
+            self._encoder(batch)
+        except _Stop:
+            pass
+        finally:
+            hook.remove()
+        rows, cols = is_mask.nonzero(as_tuple=True)
+        return layer_at_rows(last, given["hidden"], given["mask"], rows, cols)
+
     # ----- predictions ------------------------------------------------------------
     @torch.inference_mode()
     def _mask_outputs(self, ids: Sequence[Sequence[int]], k: int | None
@@ -188,7 +253,7 @@ class MaskedLM(TokenizedLM):
             is_mask = batch.input_ids == mask_id
             if not bool(is_mask.any()):
                 continue
-            logits = head_logits(self.model, self._encoder(batch).last_hidden_state[is_mask]).float()
+            logits = head_logits(self.model, self._mask_states(batch, is_mask)).float()
             rows = np.asarray(batch.index)[is_mask.nonzero()[:, 0].cpu().numpy()]
             if k is None:
                 yield rows, logits.cpu().numpy(), None
