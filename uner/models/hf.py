@@ -2,9 +2,9 @@
 
 Predictions are computed only at mask positions: the encoder runs on the batch up to its last layer, which
 (for BERT-style layers) is computed at the mask rows only, and only those rows go through the MLM head (the
-tokenizer side and the predictions' bookkeeping are ``tokens.TokenizedLM``'s). Inputs are sorted by length and packed into batches bounded by a token budget
-(small on CPU, where activations that stay in the cache matter more than fewer,
-larger matrix products).
+tokenizer side and the predictions' bookkeeping are ``tokens.TokenizedLM``'s). Inputs are sorted by length and
+packed into batches bounded by a token budget (small on CPU, where activations that stay in the cache matter more
+than fewer, larger matrix products).
 
 (Named ``hf`` rather than ``transformers`` so that ``import transformers`` always
 means the library, never this module.)
