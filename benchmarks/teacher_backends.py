@@ -1,8 +1,8 @@
 """The teacher on each runtime, with and without AMX: sentences/s and the ratio to the default before issue 39.
 
-The baseline is torch ``auto`` with the ``named`` span policy (the general default until the ``names`` policy) and
-the encoder's last layer run whole (before it ran at the masks only); the other variants run today's spans, and
-ONNX int8 and the whole last layer run both, so that each lever shows on its own.
+The baseline is torch ``auto`` with the ``named`` span policy (the general default until the ``names`` policy)
+and the encoder's last layer run whole (before it ran at the masks only); the other variants run today's spans,
+and ONNX int8 and the whole last layer run both, so that each lever shows on its own.
 Each (backend, dtype, span policy, last layer) tags the same sentences in a fresh process, round by round (every variant once
 per round), so that load from other processes on a shared machine falls on all of them alike; medians over rounds. Without
 AMX: the process runs with ``noamx.c`` preloaded, which refuses Linux's AMX permission request
@@ -100,8 +100,8 @@ def shim_library(folder: str) -> str | None:
 def run_once(backend: str, dtype: str, policy: str, last: str, texts: list[str], model: str | None,
              preload: str | None) -> dict:
     env = {**os.environ, **({"LD_PRELOAD": preload} if preload else {})}
-    out = subprocess.run([sys.executable, "-c", _RUN, backend, dtype, model or "", policy, last], input=json.dumps(texts),
-                         text=True, capture_output=True, env=env, check=True)
+    out = subprocess.run([sys.executable, "-c", _RUN, backend, dtype, model or "", policy, last],
+                         input=json.dumps(texts), text=True, capture_output=True, env=env, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 

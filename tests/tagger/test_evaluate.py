@@ -186,3 +186,23 @@ def test_eval_takes_the_labels_folders_own_settings(tmp_path, tiny):
     (labels / "tagger.yaml").write_text("domain: general\nsettings:\n  min_score: 0.98\n")
     assert predicted() == 0  # no span's top type holds 98 % of the votes
     assert predicted("--domain", "general") == before
+
+
+def test_uner_tag_takes_an_adapted_folder_as_the_model(tmp_path):
+    """``uner tag --model crossner-ai`` (with its worker processes too): the adapted folder's own types come out
+    (RESEARCHER is not a type of the shipped labels), and the same file with ``--labels`` given explicitly."""
+    import json
+
+    from tests.helpers import uner
+
+    inp = tmp_path / "in.txt"
+    inp.write_text("Geoffrey Hinton studied at the University of Edinburgh .\n")
+    outs = {}
+    for name, args in {"named": ["--model", "crossner-ai"], "workers": ["--model", "crossner-ai", "--workers", "2"],
+                       "explicit": ["--labels", "labels/crossner-ai"]}.items():
+        outs[name] = tmp_path / f"{name}.jsonl"
+        res = uner("tag", str(inp), "-o", str(outs[name]), *args)
+        assert res.returncode == 0, res.stderr
+    ents = json.loads(outs["named"].read_text())["entities"]
+    assert ("Geoffrey Hinton", "RESEARCHER") in {(e["text"], e["subtype"]) for e in ents}
+    assert outs["workers"].read_text() == outs["named"].read_text() == outs["explicit"].read_text()

@@ -84,6 +84,15 @@ class LabelsFolder:
         return None
 
     @classmethod
+    def model_and_labels(cls, model: str | None, labels: str | os.PathLike | None
+                         ) -> tuple[str | None, str | os.PathLike | None]:
+        """``model`` and ``labels`` with a labels folder named as the model made explicit (``--model crossner-ai``:
+        ``labels`` its path, ``model`` the model its ``tagger.yaml`` names, None for the default), so that what
+        resolves the model before loading it (dtype, backend, the runners' checks) sees a model."""
+        adapted = cls.named_instead_of_model(model) if labels is None else None
+        return (model, labels) if adapted is None else (adapted.model(), str(adapted.path))
+
+    @classmethod
     def existing(cls, path: str | os.PathLike | None = None) -> LabelsFolder:
         """The folder at ``path`` (default: the default model's); FileNotFoundError unless it is a folder."""
         folder = cls(path) if path is not None else cls.for_model()

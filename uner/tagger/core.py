@@ -223,8 +223,7 @@ class Tagger(BaseTagger):
         """
         mlm_kwargs.setdefault("dtype", "auto")
         nlp = load_spacy(spacy_model or DEFAULT_SPACY_MODEL)  # a missing parser fails before the model loads
-        if labels is None and (adapted := LabelsFolder.named_instead_of_model(model)) is not None:
-            model, labels = None, adapted.path  # (its tagger.yaml's model, below)
+        model, labels = LabelsFolder.model_and_labels(model, labels)
         saved = LabelsFolder(labels) if labels is not None else None
         mlm = load_backend(model or (saved.model() if saved else None), backend, **mlm_kwargs)
         folder = saved or LabelsFolder.of(labels, mlm.name)

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from tqdm.auto import tqdm
 
 from ..io import FileRecords, MissingExtra, check_output
+from ..labels.folder import LabelsFolder
 from ..models import ModelNotFoundError, load_settings, resolve_backend
 from ..spans import load_spacy
 from .formats import WRITERS, Destination, format_for
@@ -62,6 +63,10 @@ def tag_file(input: str, out: str, tagger_kwargs: dict, *, input_format: str | N
         with claim_partial(out, resume, run) as (partial, done):
             try:  # with workers, only they load the model; this process just reads, orders and writes
                 masked_lm = getattr(RUNNERS.get(runner or "serial"), "masked_lm", True)
+                if masked_lm:
+                    model, labels = LabelsFolder.model_and_labels(tagger_kwargs.get("model"),
+                                                                  tagger_kwargs.get("labels"))
+                    tagger_kwargs = {**tagger_kwargs, "model": model, "labels": labels}
                 if masked_lm and tagger_kwargs.get("backend") == "auto":  # chosen once, for every worker alike
                     tagger_kwargs = {**tagger_kwargs, "backend": resolve_backend(
                         "auto", tagger_kwargs.get("model"), tagger_kwargs.get("device"))}
