@@ -61,6 +61,24 @@ def test_select_marks_entities_missing_and_outside(tmp_path):
     assert rare.entities == {"PERSON": 1, "LOCATION": 1}  # a rare subtype is learned as its type
 
 
+def test_entities_of_the_teacher_that_overlap_are_taught_as_missing(tmp_path):
+    """Two confident entities sharing a word cannot both be the student's target: neither is taught (their words
+    are one missing span), the rest of the sentence is."""
+    text = "Patients receive pyrazoloacridine in Paris"
+    rec = {"text": text, "entities": [
+        {"text": "Patients receive", "start": 0, "end": 16, "type": "PERSON", "subtype": None, "score": 0.9},
+        {"text": "receive pyrazoloacridine", "start": 9, "end": 33, "type": "DRUG", "subtype": None, "score": 0.9},
+        {"text": "Paris", "start": 37, "end": 42, "type": "LOCATION", "subtype": None, "score": 0.9}]}
+    taught = tmp_path / "teach.jsonl"
+    taught.write_text(json.dumps(rec) + "\n")
+    report = select(taught, tmp_path / "data", SelectConfig(min_label_count=1, heldout_every=2))
+    doc = next(DocBin().from_disk(tmp_path / "data" / "train.spacy").get_docs(spacy.blank("en").vocab))
+    states = {t.text: (t.ent_iob_, t.ent_type_) for t in doc}
+    assert states["Paris"] == ("B", "LOCATION") and states["in"] == ("O", "")
+    assert all(states[w][0] == "" for w in ("Patients", "receive", "pyrazoloacridine"))
+    assert report.entities == {"LOCATION": 1} and report.missing == 1
+
+
 def test_select_names_the_bad_line(tmp_path):
     taught = tmp_path / "teach.jsonl"
     taught.write_text('{"text": "a", "entities": []}\n{"text": \n')

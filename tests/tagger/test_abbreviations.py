@@ -173,9 +173,11 @@ def test_a_defined_short_form_takes_its_long_forms_type_in_the_bio_teacher(bio_t
 
 
 def test_a_defined_short_form_takes_its_long_forms_type_in_the_bio_student():
+    """With the stage both short forms are typed as their long forms; without it the student types the second "CHF"
+    otherwise ("VPA" it now types a drug on its own, taught by a teacher that runs the stage)."""
     [on] = Student.from_pretrained("uner-student-bio").tag([DOC])
     [off] = Student.from_pretrained("uner-student-bio", stages=()).tag([DOC])
     on, off = _types(on), _types(off)
     chf = [DOC.index("CHF"), DOC.index("CHF was")]
     assert [on.get(("CHF", i)) for i in chf] == ["DISEASE", "DISEASE"] and on[("VPA", DOC.index("VPA"))] == "DRUG"
-    assert [off.get(("CHF", i)) for i in chf] != ["DISEASE", "DISEASE"] and ("VPA", DOC.index("VPA")) not in off
+    assert [off.get(("CHF", i)) for i in chf] != ["DISEASE", "DISEASE"]

@@ -105,6 +105,15 @@ def test_the_biomedical_teacher_finds_the_drug_inside_a_therapy_and_a_group(bio_
     assert "lithium" in [e.text for e in with_rejected if e.kept]
 
 
+def test_a_rest_that_is_still_a_container_is_cut_again(bio_taggers):
+    """"lithium maintenance therapy": the first cut leaves "lithium maintenance", itself a procedure, and the next
+    one the drug; with the step off the whole runs."""
+    text = "Effect of lithium maintenance therapy on thyroid function ."
+    on, off = ([(e.text, e.type) for e in next(tagger.tag([text]))] for tagger in bio_taggers)
+    assert ("lithium", "DRUG") in on and not any(t[0].startswith("lithium ") for t in on)
+    assert "lithium maintenance therapy" in [t[0] for t in off]
+
+
 def test_uner_tag_explains_the_step_and_given_spans_are_typed_as_given(tmp_path, bio_taggers):
     src = tmp_path / "in.txt"
     src.write_text("Serum creatinine rose during lithium therapy .\n")

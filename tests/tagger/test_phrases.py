@@ -86,6 +86,18 @@ def test_an_edge_never_moves_onto_another_entity(counts):
     assert _moved(text, "FU", counts, others=("5",)) == "FU"
 
 
+def test_two_entities_never_grow_onto_the_same_word():
+    """"X receive Y": both entities may join "receive" by the corpus's counts; the first takes it, and the second
+    stops where the first now ends (they grew into each other before, and a student's training data broke)."""
+    corpus = ["Patients receive pyrazoloacridine daily."] * 6 + ["Patients receive it."] * 3
+    counts = PhraseCounts.mine(corpus, max_n=4, min_count=2, n_frequent=0)
+    text = "Patients receive pyrazoloacridine daily ."
+    ents = [Entity(s, text.index(s), text.index(s) + len(s), "DRUG", None, 0.5) for s in ("Patients", "pyrazoloacridine")]
+    out = phrase_bounds(text, ents, PhraseWords(counts, trim_below=0.0, extend_from=0.3, min_modifier_count=2))
+    assert out[0].text == "Patients receive"
+    assert out[1].start >= out[0].end and "pyrazoloacridine" in out[1].text
+
+
 def test_a_frequent_word_never_joins(counts):
     doc = PhraseDoc("heart failure were", counts)
     words = PhraseWords(counts, trim_below=0.2, extend_from=0.01, min_modifier_count=2)
@@ -120,16 +132,18 @@ def test_a_labels_folder_can_switch_trimming_on_over_the_shipped_table(tmp_path)
 @pytest.mark.parametrize("engine", [("--engine", "student", "--model", "uner-student-bio"), ("--model", "uner-bio")])
 def test_the_biomedical_taggers_complete_names_from_the_corpus(tmp_path, engine):
     """End to end with the shipped biomedical models and the shipped phrase table: "dilated cardiomyopathy" whole
-    (both engines tag "cardiomyopathy" alone without the stage), "5 - FU" whole (the student tags "FU")."""
+    (the teacher tags "cardiomyopathy" alone without the stage; the student, taught on the stage's output, draws
+    that edge itself), "5 - FU" whole (the student tags "FU" without the stage)."""
     src = tmp_path / "in.txt"
     src.write_text("Patients with severe heart failure received 5 - FU and developed dilated cardiomyopathy .\n")
     out = uner("tag", str(src), *engine, "--explain")
     assert out.returncode == 0, out.stderr
     ents = {e["text"]: e for e in json.loads(out.stdout)["entities"]}
     assert ents["dilated cardiomyopathy"]["type"] == "DISEASE"
-    assert "phrase_bounds" in ents["dilated cardiomyopathy"]["stages"]
     if "student" in engine:
-        assert ents["5 - FU"]["type"] == "DRUG" and "FU" not in ents
+        assert ents["5 - FU"]["type"] == "DRUG" and "phrase_bounds" in ents["5 - FU"]["stages"] and "FU" not in ents
+    else:
+        assert "phrase_bounds" in ents["dilated cardiomyopathy"]["stages"]
 
 
 def test_uner_phrases_writes_the_table_the_stage_reads(tmp_path):

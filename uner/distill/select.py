@@ -115,9 +115,19 @@ def select(taught: str | Path, out_dir: str | Path, config: SelectConfig = Selec
             span = doc.char_span(ent["start"], ent["end"], label=label) if _confident(ent, config) else None
             if span is not None:
                 ents.append(span)
-                report.entities[label] += 1
             elif _is_name(ent):
                 missing.append(doc.char_span(ent["start"], ent["end"], alignment_mode="expand"))
+        clash = {k for k, a in enumerate(ents) for m, b in enumerate(ents) if k != m and a.start < b.end
+                 and b.start < a.end}
+        unions: list = []  # the teacher's own entities overlap: all their words are missing, taught neither way
+        for e in sorted((ents[k] for k in clash), key=lambda e: e.start):
+            if unions and unions[-1].end > e.start:
+                unions[-1] = doc[unions[-1].start : max(unions[-1].end, e.end)]
+            else:
+                unions.append(e)
+        missing += unions
+        ents = [e for k, e in enumerate(ents) if k not in clash]
+        report.entities.update(e.label_ for e in ents)
         for ent in rec.get("rejected", ()):
             if _is_name(ent) and not (ent["type"] in NOT_ENTITY and ent["score"] >= config.other_min_score):
                 missing.append(doc.char_span(ent["start"], ent["end"], alignment_mode="expand"))

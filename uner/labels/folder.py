@@ -12,7 +12,7 @@ import yaml
 
 from ..models import ModelNotFoundError, load_vocabulary
 from ..paths import (CALIBRATION_FILE, CLUSTERS_FILE, LABEL_TABLE_FILE, SEEDS_FILE, TAGGER_FILE, TERMS_FILE, TYPES_FILE,
-                     embedded_models, labels_dir)
+                     embedded_models, labels_dir, missing_package_hint)
 from .calibration import Calibration
 from .problems import LabelError
 from .review import dump_clusters, load_clusters
@@ -76,7 +76,8 @@ class LabelsFolder:
         """The labels folder that ``model`` names where a model is asked for (``--model crossner-ai``: an adapted
         folder, ``labels/crossner-ai`` or its path, whose ``tagger.yaml`` names its model or leaves the default),
         or None when ``model`` names a model."""
-        if not model or model in embedded_models() or (Path(model) / "config.json").is_file():
+        if (not model or model in embedded_models() or (Path(model) / "config.json").is_file()
+                or missing_package_hint(model) is not None):  # (a packaged model's own labels, its weights missing)
             return None
         for path in (Path(model), labels_dir(model)):
             if (path / LABEL_TABLE_FILE).is_file():

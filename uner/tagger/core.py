@@ -170,15 +170,19 @@ class BaseTagger(ABC):
                      ents: list[Entity | None], explain: bool, cache: PredictionCache | None) -> list[Entity | None]:
         """``ents`` (one per span of ``flat``, rejected ones included) with each container candidate replaced by
         its inner name when that is typed an entity other than a container (``uner.tagger.inner``; ``tags``: each
-        span's document's PTB tags by token end)."""
-        asks = [(k, rest) for k, ((text, sp), ent) in enumerate(zip(flat, ents)) if ent is not None and not sp.given
-                and (rest := inner.rest(text, sp, ent, tags[k])) is not None]
+        span's document's PTB tags by token end). A rest typed a container, kept or not, is cut again ("lithium
+        maintenance therapy" → "lithium maintenance" → "lithium"), one batch per round."""
         out = list(ents)
-        if asks:
+        open_ = {k: (sp, ent) for k, ((_, sp), ent) in enumerate(zip(flat, ents)) if ent is not None and not sp.given}
+        while asks := [(k, rest) for k, (sp, ent) in open_.items()
+                       if (rest := inner.rest(flat[k][0], sp, ent, tags[k])) is not None]:
             scores = self.span_scores([(flat[k][0], rest) for k, rest in asks], cache)
+            open_ = {}
             for j, (k, rest) in enumerate(asks):
-                new = scores.entity(j, flat[k][0], rest, explain, self._cut(rest))
-                if new is not None and not inner.holds(new):
+                new = scores.entity(j, flat[k][0], rest, explain, self._cut(rest), rejected=True)
+                if inner.holds(new):
+                    open_[k] = (rest, new)
+                elif new.kept:
                     out[k] = replace(new, stages=(INNER_NAMES,))
         return out
 

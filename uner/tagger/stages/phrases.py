@@ -108,13 +108,14 @@ def phrase_bounds(text: str, entities: Sequence[Entity], words: PhraseWords) -> 
         return []
     doc = PhraseDoc(text, words.counts)
     ranges = [(doc.starts.get(e.start), doc.ends.get(e.end)) for e in entities]
-    covered = {t for a, b in ranges if a is not None and b is not None for t in range(a, b)}
+    taken = {t for a, b in ranges if a is not None and b is not None for t in range(a, b)}
     out = []
     for ent, (i, j) in zip(entities, ranges):
         if i is None or j is None or j <= i:
             out.append(ent)
             continue
-        ni, nj = bounds(doc, i, j, words, covered.difference(range(i, j)))
+        ni, nj = bounds(doc, i, j, words, taken.difference(range(i, j)))
+        taken.update(range(ni, nj))  # (a later entity does not grow onto what this one grew onto)
         if (ni, nj) == (i, j):
             out.append(ent)
             continue
