@@ -4,7 +4,7 @@ spans whose type changes between them.
     python -m benchmarks.backend_accuracy [--limit 1000] [--backends torch onnx] [--dataset conll2003 ...]
 
 A backend written ``torch:whole`` runs the torch model's last layer on every token, as before it ran at the masks
-only (``MaskedLM.last_layer``).
+only; ``torch:all`` asks every span in its sentence; ``torch:whole,all`` both (``benchmarks.levers``).
 
 Datasets (../shared/data/ner): CoNLL-2003 valid, WNUT-17 dev (the default model) and BC5CDR devel (uner-bio),
 the first ``--limit`` sentences of each. The first backend runs with today's default dtype (``auto``), the
@@ -19,6 +19,8 @@ from pathlib import Path
 
 from uner.analysis.evaluate import Mapping, evaluate
 from uner.tagger import TaggerConfig, load_tagger
+
+from .levers import revert
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared/data/ner"
 DATASETS = {"conll2003": ("conll2003/valid.txt", None), "wnut17": ("wnut17/dev.conll", None),
@@ -63,10 +65,9 @@ def main() -> None:
         config = TaggerConfig.for_domain(mapping.domain)
         runs = {}
         for backend in args.backends:
-            runtime, _, last = backend.partition(":")
+            runtime, _, levers = backend.partition(":")
             tagger = load_tagger(model=model, config=config, backend=runtime)
-            if last == "whole":
-                tagger.mlm.last_layer = None
+            revert(tagger, levers)
             rec = Recording(tagger)
             runs[backend] = (evaluate(rec, gold, mapping, "both", args.limit), rec.calls)
         (ra, ca), (rb, cb) = runs[args.backends[0]], runs[args.backends[1]]

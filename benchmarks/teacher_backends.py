@@ -1,9 +1,9 @@
 """The teacher on each runtime, with and without AMX: sentences/s and the ratio to the default before issue 39.
 
-The baseline is torch ``auto`` with the ``named`` span policy (the general default until the ``names`` policy)
-and the encoder's last layer run whole (before it ran at the masks only); the other variants run today's spans,
-and ONNX int8 and the whole last layer run both, so that each lever shows on its own.
-Each (backend, dtype, span policy, last layer) tags the same sentences in a fresh process, round by round (every variant once
+The baseline is torch ``auto`` with the ``named`` span policy (the general default until the ``names`` policy),
+the encoder's last layer run whole and every span asked in its sentence (``benchmarks.levers``); the other
+variants add today's levers one at a time, so that each shows on its own.
+Each (backend, dtype, span policy, levers reverted) tags the same sentences in a fresh process, round by round (every variant once
 per round), so that load from other processes on a shared machine falls on all of them alike; medians over rounds. Without
 AMX: the process runs with ``noamx.c`` preloaded, which refuses Linux's AMX permission request
 (``arch_prctl(ARCH_REQ_XCOMP_PERM)``); oneDNN (torch) and ONNX Runtime's MLAS both ask before they use AMX tiles and
@@ -25,23 +25,26 @@ from pathlib import Path
 
 from uner.models import cpu_has_amx
 
-# (backend, dtype, span policy, torch's last layer); the first is the baseline: the default before issue 39 (the
-# `named` policy, the whole last layer); "" is today's (the `names` policy; the last layer at the masks)
-VARIANTS = (("torch", "auto", "named", "whole"), ("torch", "float32", "named", "whole"), ("torch", "auto", "", "whole"),
-            ("torch", "auto", "", ""), ("torch", "float32", "", ""), ("torch", "bfloat16", "", ""),
-            ("onnx", "int8", "named", ""), ("onnx", "int8", "", ""))
+from .levers import revert
+
+# (backend, dtype, span policy, levers reverted); the first is the baseline: the default before issue 39 (the
+# `named` policy, the whole last layer, every span in its sentence); "" is today's (`names`, every lever)
+VARIANTS = (("torch", "auto", "named", "whole,all"), ("torch", "float32", "named", "whole,all"),
+            ("torch", "auto", "", "whole,all"), ("torch", "auto", "", "all"), ("torch", "auto", "", ""),
+            ("torch", "float32", "", ""), ("torch", "bfloat16", "", ""),
+            ("onnx", "int8", "named", "all"), ("onnx", "int8", "", ""))
 SHIM = Path(__file__).with_name("noamx.c")
 FLAGS = ("avx512_vnni", "avx512_bf16", "amx_bf16", "amx_int8")  # the matrix-product instructions that matter here
 
 _RUN = """
 import dataclasses, json, sys, time
 from uner.tagger import Tagger
+from benchmarks.levers import revert
 texts = json.load(sys.stdin)
 tagger = Tagger.from_pretrained(sys.argv[3] or None, backend=sys.argv[1], dtype=sys.argv[2], device="cpu")
 if sys.argv[4]:
     tagger.config = dataclasses.replace(tagger.config, span_policy=sys.argv[4])
-if sys.argv[5] == "whole":
-    tagger.mlm.last_layer = None
+revert(tagger, sys.argv[5])
 list(tagger.tag(texts[:10]))
 wall, cpu = time.perf_counter(), time.process_time()
 list(tagger.tag(texts))
@@ -97,11 +100,12 @@ def shim_library(folder: str) -> str | None:
     return out
 
 
-def run_once(backend: str, dtype: str, policy: str, last: str, texts: list[str], model: str | None,
+def run_once(backend: str, dtype: str, policy: str, levers: str, texts: list[str], model: str | None,
              preload: str | None) -> dict:
     env = {**os.environ, **({"LD_PRELOAD": preload} if preload else {})}
-    out = subprocess.run([sys.executable, "-c", _RUN, backend, dtype, model or "", policy, last],
-                         input=json.dumps(texts), text=True, capture_output=True, env=env, check=True)
+    out = subprocess.run([sys.executable, "-c", _RUN, backend, dtype, model or "", policy, levers],
+                         input=json.dumps(texts), text=True, capture_output=True, env=env, check=True,
+                         cwd=Path(__file__).resolve().parents[1])
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -112,16 +116,17 @@ def int8_peak(preload: str | None) -> float:
     return float(out.stdout.strip().splitlines()[-1])
 
 
-def teacher_flops(texts: list[str], model: str | None) -> tuple[float, float, int, int]:
-    """FLOPs per sentence of the teacher's network (encoder on every token of its distinct masked inputs, MLM head at
-    every mask): with the last layer whole, and at the masks only (its keys and values on every token, the rest at
-    the one mask of each input); the number of distinct inputs and their tokens (unpadded)."""
-    from uner.tagger import Tagger
+def teacher_flops(texts: list[str], model: str | None, levers: str = "") -> tuple[float, float, int, int]:
+    """FLOPs per sentence of the teacher's network (encoder on every token of the distinct masked inputs it asks, with
+    ``levers`` reverted; MLM head at every mask): with the last layer whole, and at the masks only (its keys and
+    values on every token, the rest at the one mask of each input); the number of those inputs and their tokens."""
+    from uner.tagger import PredictionCache, Tagger
 
     tagger = Tagger.from_pretrained(model, device="cpu", dtype="float32")
-    docs = list(tagger.nlp.pipe(texts))
-    inputs = list(dict.fromkeys(x for t, d in zip(texts, docs) for s in tagger.spans_for_doc(d)
-                                for x in tagger.masked_inputs(t, [s])))
+    revert(tagger, levers)
+    cache = PredictionCache(max_entries=10**7)
+    list(tagger.tag(texts, cache=cache))
+    inputs = [key[2] for key in cache.entries]
     c = tagger.mlm.model.config
     d, f, layers, vocab = c.hidden_size, c.intermediate_size, c.num_hidden_layers, c.vocab_size
     lengths = tagger.mlm.count_tokens(inputs)
@@ -150,9 +155,12 @@ def bench_backends(texts: list[str], model: str | None, rounds: int) -> None:
         peaks = {p: int8_peak(p) for p in {s[4] for s in settings}}
     med = {s: statistics.median(r["wall"] for r in runs) for s, runs in times.items()}
     cpu = {s: statistics.median(r["cpu"] for r in runs) for s, runs in times.items()}
+    asked_all = teacher_flops(texts, model, "all")
     flops, rows_flops, n_inputs, tokens = teacher_flops(texts, model)
     print(f"teacher backends: {len(texts)} sentences, {rounds} rounds (medians), a fresh process per run; "
-          f"ratios to the baseline (torch --dtype auto, named spans, whole last layer) on the same AMX setting")
+          f"ratios to the baseline (torch --dtype auto, named spans, whole last layer, every span in its sentence) "
+          f"on the same AMX setting; levers reverted: whole = last layer on every token, all = every span in its "
+          f"sentence")
     for preload in dict.fromkeys(s[4] for s in settings):
         base = med[(*VARIANTS[0], preload)]
         best = min(med[(*v, preload)] for v in VARIANTS if v[0] == "torch" and not v[2] and not v[3])
@@ -160,18 +168,18 @@ def bench_backends(texts: list[str], model: str | None, rounds: int) -> None:
                    else "with AMX" if cpu_has_amx() else "this CPU has no AMX")
         print(f"  {setting}"
               f"; int8 matrix-product peak {peaks[preload]:.0f} GOPS per thread (measured)")
-        for b, d, policy, last in VARIANTS:
-            s = (b, d, policy, last, preload)
+        for b, d, policy, levers in VARIANTS:
+            s = (b, d, policy, levers, preload)
             dtype = times[s][0]["dtype"]
-            print(f"    {b:5s} {d:8s} ({dtype:8s}) {policy or 'names':5s} spans, "
-                  f"{'last layer whole ' if last or b == 'onnx' else 'last layer at masks'} "
+            print(f"    {b:5s} {d:8s} ({dtype:8s}) {policy or 'names':5s} spans, reverted: {levers or '-':9s} "
                   f"{len(texts) / med[s]:7.1f} sentences/s  "
                   f"wall {med[s]:6.2f} s  cpu {cpu[s]:6.2f} s  {base / med[s]:4.2f}x baseline, "
                   f"{best / med[s]:4.2f}x the fastest torch")
         onnx = ("onnx", "int8", "", "", preload)
         threads = max(cpu[onnx] / med[onnx], 1e-9)
-        print(f"    compute: {flops / 1e9:.2f} GFLOP per sentence ({rows_flops / 1e9:.2f} with the last layer at the "
-              f"masks; {n_inputs} distinct masked inputs, {tokens} tokens); "
+        print(f"    compute: {rows_flops / 1e9:.2f} GFLOP per sentence ({flops / 1e9:.2f} with the last layer whole; "
+              f"{n_inputs} distinct masked inputs, {tokens} tokens; every span in its sentence: "
+              f"{asked_all[1] / 1e9:.2f} GFLOP, {asked_all[2]} inputs, {asked_all[3]} tokens); "
               f"onnx int8 {flops * len(texts) / cpu[onnx] / 1e9:.0f} GOPS per CPU-second = "
               f"{flops * len(texts) / cpu[onnx] / 1e9 / peaks[preload]:.0%} of the int8 peak "
               f"({threads:.1f} threads busy on average)")

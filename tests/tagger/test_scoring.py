@@ -9,10 +9,12 @@ import numpy as np
 import pytest
 
 from uner.spans import Span, given_spans
-from uner.tagger import Tagger, TaggerConfig
+from uner.tagger import PredictionCache, Tagger, TaggerConfig
+from uner.tagger.config import CI_TEMPLATES
 
 TEXT = "Barack Obama visited Paris with executives of Toyota ."
-PLAIN = TaggerConfig(name_weight=0.0, name_not_entity=1.0)  # names scored like any span
+PLAIN = TaggerConfig(name_weight=0.0, name_not_entity=1.0, context_margin=0.0)  # names scored like any span, every
+#                                                                                  input asked
 
 
 @pytest.fixture(scope="module")
@@ -40,6 +42,30 @@ def test_cs_weight_blends_the_context_dependent_and_independent_votes(tiny_tagge
     np.testing.assert_allclose(_votes(tiny_tagger, cs_weight=0.0), ci_only, atol=1e-6)
     np.testing.assert_allclose(_votes(tiny_tagger, cs_weight=0.25), 0.25 * cs_only + 0.75 * ci_only, atol=1e-6)
     assert not np.allclose(cs_only, ci_only)  # otherwise the blend tests above prove nothing
+
+
+def test_context_margin_asks_only_open_spans_in_their_sentence(tiny_tagger):
+    """A span whose short inputs lead with its top type by context_margin is typed by them alone (its CS and
+    name-in-context inputs never reach the model, and show no descriptors); the others get every input."""
+    spans = _spans(tiny_tagger)
+    every = _votes(tiny_tagger)
+    short = _votes(tiny_tagger, use_cs=False, ci_templates=tuple(CI_TEMPLATES[n] for n in ("is a", "comma", "and other")))
+    margins = tiny_tagger.scorer.type_margin(short)
+    assert len(spans) >= 2 and margins.min() < margins.max()  # (else the split below proves nothing)
+    cut = (margins.min() + margins.max()) / 2
+    sure = margins >= cut
+    cache = PredictionCache()
+    tiny_tagger.config = dataclasses.replace(PLAIN, context_margin=cut)
+    scores = tiny_tagger.span_scores(spans, cache)
+    np.testing.assert_allclose(scores.label_scores[sure], short[sure], atol=1e-6)
+    np.testing.assert_allclose(scores.label_scores[~sure], every[~sure], atol=1e-6)
+    asked = {key[2] for key in cache.entries}
+    for k, (text, sp) in enumerate(spans):
+        cs, *_, in_context = tiny_tagger.masked_inputs(text, [sp])
+        assert (cs in asked, in_context in asked) == (not sure[k], not sure[k])
+        assert (tiny_tagger.explain(scores.ids[k], scores.logits[k])[0] == []) == sure[k]  # (CS: no descriptors)
+    with pytest.raises(ValueError, match="context_margin"):
+        TaggerConfig(context_margin=1.0)
 
 
 def test_min_score_drops_spans_whose_top_type_is_weak(tiny_tagger):

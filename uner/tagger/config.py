@@ -55,6 +55,10 @@ class TaggerConfig:
     common_types: tuple[str, ...] = ()  # "named" policy: if any, a common-noun span is kept only when typed one of
     #                                     these (a domain's lower-case types: genres, algorithms; ``uner adapt``)
     max_context_words: int = 200  # context words either side of the span in the sentence-length inputs
+    context_margin: float = 0.3  # a span whose short inputs alone give its top type this lead over the next (share
+    #                              of their votes) is not asked in its sentence (CS, name in context), which hold
+    #                              most of the tokens; 0 asks every span. 0.3 chosen on CoNLL dev (0.25 cost 0.7
+    #                              given spans), checked on WNUT, BC5CDR: docs/accuracy.md §5.9
     cs_weight: float = 0.2  # share of the context-dependent votes when both inputs are used (CI gets the rest)
     min_score: float = 0.2  # a span is an entity only when its top type's share of the votes exceeds this
     subtype_share: float = 0.3  # a subtype is reported when it holds at least this share of its type's votes
@@ -112,6 +116,8 @@ class TaggerConfig:
             raise ValueError("cs_weight must be in [0, 1], min_score and common_min_score in [0, 1)")
         if not 0 < self.subtype_share <= 1 or not 0 <= self.head_weight < 1 or not 0 <= self.name_weight < 1:
             raise ValueError("subtype_share must be in (0, 1], head_weight and name_weight in [0, 1)")
+        if not 0 <= self.context_margin < 1:
+            raise ValueError("context_margin must be in [0, 1)")
         if self.max_context_words < 1:
             raise ValueError("max_context_words must be at least 1")
         if not 0 <= self.name_not_entity <= 1:
@@ -149,6 +155,12 @@ class TaggerConfig:
         if not self.use_cs:
             return ci
         return np.concatenate([[self.cs_weight], (1 - self.cs_weight) * ci]).astype(np.float32)
+
+    def sentence_inputs(self) -> np.ndarray:
+        """Per masked input (``input_shares``' order): whether it holds the span's sentence (CS, a template
+        naming {sentence}), the inputs that ``context_margin`` may skip."""
+        ci = ["{sentence}" in t for t in self.ci_templates] if self.use_ci else []
+        return np.array(([True] if self.use_cs else []) + ci, bool)
 
 
 DOMAINS: dict[str, dict] = {

@@ -3,9 +3,9 @@
 docs/design.md §3.3. For every span two inputs are made — the sentence with the span
 replaced by one mask (context-dependent, CS) and one input per context-independent (CI)
 template, "<span> is a <mask> ." by default. All masked inputs of a batch of documents go through the model
-together; each descriptor (a top-k prediction that is a whole word, not
-punctuation, not a stop descriptor) votes its label distribution weighted by its
-logit; label scores roll up into their types; CS and CI are normalised and added.
+together (the sentence-length ones only for spans whose short inputs leave the type open: ``context_margin``);
+each descriptor (a top-k prediction that is a whole word, not punctuation, not a stop descriptor) votes its label
+distribution weighted by its logit; label scores roll up into their types; CS and CI are normalised and added.
 The top type wins unless it is a not-entity label (OTHER, UNTAGGED_ENTITY).
 
 Speed: ``Tagger.from_pretrained`` loads the model with ``dtype="auto"`` (bfloat16 where it measures
@@ -291,28 +291,46 @@ class Tagger(BaseTagger):
     def masked_inputs(self, text: str, spans: Sequence[Span]) -> list[str]:
         """CS and/or CI inputs for each span, in span order (a template naming {sentence} gets the span's sentence,
         cropped around the span when too long)."""
+        return [x for sp in spans for x in self._span_inputs(text, sp)]
+
+    def _span_inputs(self, text: str, sp: Span) -> list[str]:
+        """One span's masked inputs, in ``TaggerConfig.input_shares`` order."""
         mask = self.mlm.mask_token
-        out = []
-        for sp in spans:
-            span_text = text[sp.start : sp.end]
-            left, right = text[sp.sent_start : sp.start], text[sp.end : sp.sent_end]
-            if self.config.use_cs:
-                out.append(self._fit(lambda a, b: f"{a}{mask}{b}", left, right))
-            if self.config.use_ci:
-                out += [self._fit(lambda a, b, t=t: fill_template(t, span_text, mask, f"{a}{span_text}{b}"),
-                                  left, right) for t in self.config.ci_templates]
+        span_text = text[sp.start : sp.end]
+        left, right = text[sp.sent_start : sp.start], text[sp.end : sp.sent_end]
+        out = [self._fit(lambda a, b: f"{a}{mask}{b}", left, right)] if self.config.use_cs else []
+        if self.config.use_ci:
+            out += [self._fit(lambda a, b, t=t: fill_template(t, span_text, mask, f"{a}{span_text}{b}"), left, right)
+                    for t in self.config.ci_templates]
         return out
 
     def span_scores(self, spans: Sequence[tuple[str, Span]], cache: PredictionCache | None = None) -> SpanScores:
-        """Label votes of (text, span) pairs: all distinct CS and CI inputs through the model in one batch."""
-        inputs = [s for text, sp in spans for s in self.masked_inputs(text, [sp])]
-        share = self.config.input_shares()
-        per_span = len(share)
-        cache = cache if cache is not None else PredictionCache()
-        ids, logits = cache.top_k(self.mlm, inputs, self.config.top_k)
-        votes = self.scorer.label_scores(ids, logits).reshape(len(spans), per_span, -1)
-        votes = np.einsum("spl,p->sl", votes, share)
+        """Label votes of (text, span) pairs: the distinct masked inputs through the model in one batch, or, with
+        ``context_margin``, in two: the short inputs of every span, then the sentence-length ones of the spans
+        whose short inputs leave the type open (an input not asked keeps the mask token and no votes)."""
         cfg = self.config
+        cache = cache if cache is not None else PredictionCache()
+        inputs = [self._span_inputs(text, sp) for text, sp in spans]
+        share, long_ = cfg.input_shares(), cfg.sentence_inputs()
+        n, per, k = len(spans), len(share), cfg.top_k
+        ids = np.full((n, per, k), self.scorer.index[self.mlm.mask_token], np.int64)
+        logits = np.zeros((n, per, k), np.float32)
+        asked = np.zeros((n, per), bool)
+        rounds = [~long_, long_] if cfg.context_margin and long_.any() and not long_.all() else [np.ones(per, bool)]
+        rows = np.arange(n)
+        for r, slots in enumerate(rounds):
+            pairs = [(i, j) for i in rows.tolist() for j in np.flatnonzero(slots).tolist()]
+            if pairs:
+                at = tuple(np.array(pairs).T)
+                ids[at], logits[at] = cache.top_k(self.mlm, [inputs[i][j] for i, j in pairs], k)
+                asked[at] = True
+            if r == 0 and len(rounds) > 1:
+                short = self.scorer.label_scores(ids[:, slots].reshape(-1, k), logits[:, slots].reshape(-1, k))
+                short = np.einsum("spl,p->sl", short.reshape(n, int(slots.sum()), -1), share[slots])
+                rows = np.flatnonzero(self.scorer.type_margin(short) < cfg.context_margin)
+        votes = self.scorer.label_scores(ids.reshape(-1, k), logits.reshape(-1, k)).reshape(n, per, -1)
+        weights = share * asked
+        votes = np.einsum("spl,sp->sl", votes, weights / weights.sum(1, keepdims=True))
         if cfg.head_weight or cfg.name_weight:
             words = [text[sp.start : sp.end].split() for text, sp in spans]
             # a trailing number is not the head ("caspase - 9", "nuclear factor 1"): it would vote MEASURE
@@ -323,10 +341,7 @@ class Tagger(BaseTagger):
         if cfg.name_not_entity < 1:
             named = np.array([sp.named for _, sp in spans])
             votes[np.ix_(named, self.scorer.not_entity_labels)] *= cfg.name_not_entity
-        k = ids.shape[-1]
-        return self.scorer.span_scores(votes, ids.reshape(len(spans), per_span, k),
-                                       logits.reshape(len(spans), per_span, k), self.config.min_score,
-                                       self.config.subtype_share)
+        return self.scorer.span_scores(votes, ids, logits, cfg.min_score, cfg.subtype_share)
 
 
 def entity_guesses(tagger: BaseTagger, texts: Sequence[str], k: int = 50) -> list[list[dict[str, float]]]:

@@ -93,6 +93,13 @@ class LabelScorer:
                 out[row] = self.dist[i]
         return out
 
+    def type_margin(self, votes: np.ndarray) -> np.ndarray:
+        """Per row of label votes: the top type's lead over the next, as a share of all the votes (0 when none)."""
+        types = np.sort(votes @ self.rollup, axis=1)
+        total = types.sum(1)
+        lead = types[:, -1] - (types[:, -2] if types.shape[1] > 1 else 0)
+        return np.divide(lead, total, out=np.zeros_like(lead), where=total > 0)
+
     def is_common_word(self, word: str) -> bool:
         """A vocabulary term (lower-cased) whose own labels are not mostly a person's: "Bank", "University",
         "Republic" head names such as "Bank of England"; "O'Neill" (no term) and "Keith" (a person) do not."""
