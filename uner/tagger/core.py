@@ -315,20 +315,19 @@ class Tagger(BaseTagger):
         n, per, k = len(spans), len(share), cfg.top_k
         ids = np.full((n, per, k), self.scorer.index[self.mlm.mask_token], np.int64)
         logits = np.zeros((n, per, k), np.float32)
+        votes = np.zeros((n, per, len(self.scorer.labels)), np.float32)
         asked = np.zeros((n, per), bool)
         rounds = [~long_, long_] if cfg.context_margin and long_.any() and not long_.all() else [np.ones(per, bool)]
-        rows = np.arange(n)
+        open_ = np.ones(n, bool)  # the spans the next round asks
         for r, slots in enumerate(rounds):
-            pairs = [(i, j) for i in rows.tolist() for j in np.flatnonzero(slots).tolist()]
-            if pairs:
-                at = tuple(np.array(pairs).T)
-                ids[at], logits[at] = cache.top_k(self.mlm, [inputs[i][j] for i, j in pairs], k)
+            at = np.nonzero(np.outer(open_, slots))
+            if at[0].size:
+                ids[at], logits[at] = cache.top_k(self.mlm, [inputs[i][j] for i, j in zip(*at)], k)
+                votes[at] = self.scorer.label_scores(ids[at], logits[at])
                 asked[at] = True
             if r == 0 and len(rounds) > 1:
-                short = self.scorer.label_scores(ids[:, slots].reshape(-1, k), logits[:, slots].reshape(-1, k))
-                short = np.einsum("spl,p->sl", short.reshape(n, int(slots.sum()), -1), share[slots])
-                rows = np.flatnonzero(self.scorer.type_margin(short) < cfg.context_margin)
-        votes = self.scorer.label_scores(ids.reshape(-1, k), logits.reshape(-1, k)).reshape(n, per, -1)
+                short = np.einsum("spl,p->sl", votes[:, slots], share[slots])
+                open_ = self.scorer.type_margin(short) < cfg.context_margin
         weights = share * asked
         votes = np.einsum("spl,sp->sl", votes, weights / weights.sum(1, keepdims=True))
         if cfg.head_weight or cfg.name_weight:
