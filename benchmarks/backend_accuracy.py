@@ -32,6 +32,7 @@ class Recording:
 
     def __init__(self, tagger) -> None:
         self.tagger, self.calls = tagger, []
+        self.stages, self.stage_folder = tagger.stages, tagger.stage_folder  # (what ``evaluate`` reads)
 
     def tag(self, texts, spans=None):
         out = list(self.tagger.tag(texts, spans))

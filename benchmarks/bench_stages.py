@@ -1,5 +1,6 @@
 """What the post-typing stages cost beside the tagging itself: the biomedical student over dev sentences, then
-each stage list run over its entities, in one process; medians of --repeats, as a share of the student's time.
+each stage list run over its entities, then the last list with the document pass over the sentences before each
+(``run_in_context``, ``uner eval --context``), in one process; medians of --repeats, as a share of the student's time.
 With ``--teacher N``, then the biomedical teacher over the first N sentences with its ``inner_names`` step on and
 off, taking turns (each pass with a fresh prediction cache): the step's cost as a share of the teacher's time.
 
@@ -16,7 +17,7 @@ from uner.analysis.evaluate import read_gold
 from uner.labels import LabelsFolder
 from uner.models import cpu_has_amx, cpu_has_bf16
 from uner.models.resolve import cpu_name
-from uner.tagger import Student, Tagger, TaggerConfig, run_stages
+from uner.tagger import Student, Tagger, TaggerConfig, run_in_context, run_stages
 
 from .teacher_backends import FLAGS, cpu_flags
 
@@ -28,6 +29,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--model", default="uner-student-bio")
     ap.add_argument("--stages", nargs="+", default=["abbreviations", "phrase_bounds", "abbreviations,phrase_bounds"])
+    ap.add_argument("--context", type=int, default=20, help="the document pass reads this many sentences back")
     ap.add_argument("--teacher", type=int, default=0, help="then the uner-bio teacher on this many sentences")
     args = ap.parse_args()
     texts = [" ".join(s.tokens) for s in list(read_gold(args.gold))[: args.n]]
@@ -53,6 +55,16 @@ def main() -> None:
             times.append(time.perf_counter() - t)
         cost = statistics.median(times)
         print(f"  + {spec:30s} {cost:7.3f} s  = {100 * cost / base:5.1f} % of the student's time")
+    if args.context:
+        names, times = tuple(args.stages[-1].split(",")), []
+        for _ in range(args.repeats):
+            t = time.perf_counter()
+            list(run_in_context(texts, (run_stages(text, found, names) for text, found in zip(texts, ents)), names,
+                                context=args.context))
+            times.append(time.perf_counter() - t)
+        cost = statistics.median(times)
+        label = f"{args.stages[-1]} in context {args.context}"
+        print(f"  + {label:30s} {cost:7.3f} s  = {100 * cost / base:5.1f} % of the student's time")
 
     if args.teacher:
         bench_inner_names(texts[: args.teacher], args.repeats)

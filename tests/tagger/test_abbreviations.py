@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from uner.tagger import Entity, Student, Tagger, TaggerConfig, run_stages
+from uner.tagger import Entity, Student, Tagger, TaggerConfig, run_in_context, run_stages
 from uner.tagger.stages.abbreviations import abbreviations, find_definitions
 
 
@@ -181,3 +181,57 @@ def test_a_defined_short_form_takes_its_long_forms_type_in_the_bio_student():
     chf = [DOC.index("CHF"), DOC.index("CHF was")]
     assert [on.get(("CHF", i)) for i in chf] == ["DISEASE", "DISEASE"] and on[("VPA", DOC.index("VPA"))] == "DRUG"
     assert [off.get(("CHF", i)) for i in chf] != ["DISEASE", "DISEASE"]
+
+
+SENTENCES = ["Patients with congestive heart failure ( CHF ) took digoxin .", "CHF worsened .", "Then CHF eased ."]
+
+
+def _in_context(context: int, starts=frozenset()) -> list[list[tuple[str, str, str]]]:
+    lf = _ent(SENTENCES[0], "congestive heart failure", "DISEASE")
+    wrong = _ent(SENTENCES[1], "CHF", "GENE")
+    out = run_in_context(SENTENCES, [[lf], [wrong], []], ("abbreviations", "person_titles"), None, context, starts)
+    return [[(text[e.start : e.end], e.text, e.type) for e in ents] for text, ents in zip(SENTENCES, out)]
+
+
+def test_a_definition_types_the_next_sentences_of_its_document_within_the_context():
+    """A file of sentences: the short form defined in the first is retyped in the second and added in the third, at
+    offsets into their own texts — within ``context`` sentences and the same document only."""
+    first = [("congestive heart failure", "congestive heart failure", "DISEASE")]
+    assert _in_context(20) == [first, [("CHF", "CHF", "DISEASE")], [("CHF", "CHF", "DISEASE")]]
+    assert _in_context(1) == [first, [("CHF", "CHF", "DISEASE")], []]  # (two sentences back: out of reach)
+    assert _in_context(0) == [first, [("CHF", "CHF", "GENE")], []]
+    assert _in_context(20, starts={1}) == [first, [("CHF", "CHF", "GENE")], []]  # (a new document)
+    given = [[_ent(SENTENCES[0], "congestive heart failure", "DISEASE")], [_ent(SENTENCES[1], "CHF", "GENE")], []]
+    out = list(run_in_context(SENTENCES, given, ("person_titles", "sports_teams"), None, 20))
+    assert all(a is b for got, ents in zip(out, given) for a, b in zip(got, ents))  # (no document stage: as given)
+
+
+NCBI_LIKE = ("Boys\tO\nwith\tO\nadrenoleukodystrophy\tB-Disease\n(\tO\nALD\tB-Disease\n)\tO\nlose\tO\nmyelin\tO\n"
+             ".\tO\n\n" + "ALD\tB-Disease\nis\tO\ndue\tO\nto\tO\na\tO\ngene\tO\nin\tO\nXq28\tO\n.\tO\n\n")
+
+
+@pytest.mark.parametrize("context, boundary, found", [(None, False, 3), ("0", False, 2), (None, True, 2)])
+def test_uner_eval_reads_a_gold_file_as_running_text(tmp_path, context, boundary, found):
+    """The bio student misses "ALD" in a sentence of its own; ``uner eval`` reads it after the sentence that defines
+    it (``--context``, default 20), unless ``--context 0`` or a ``-DOCSTART-`` line between them says otherwise."""
+    import json
+
+    from tests.helpers import uner
+
+    head, tail = NCBI_LIKE.split("\n\n", 1)
+    gold = tmp_path / "ncbi-disease-dev.tsv"
+    gold.write_text(head + "\n\n" + ("-DOCSTART-\tO\n\n" if boundary else "") + tail)
+    res = uner("eval", str(gold), "--engine", "student", "--model", "uner-student-bio", "--mode", "end-to-end",
+               "--report", str(tmp_path / "r.json"), *(("--context", context) if context else ()))
+    assert res.returncode == 0, res.stderr
+    errors = json.loads((tmp_path / "r.json").read_text())["end_to_end"]["errors"]
+    assert (errors["correct"], errors["missed"]) == (found, 3 - found)
+
+
+def test_uner_eval_rejects_a_negative_context(tmp_path):
+    from tests.helpers import uner
+
+    gold = tmp_path / "ncbi-disease-dev.tsv"
+    gold.write_text(NCBI_LIKE)
+    res = uner("eval", str(gold), "--engine", "student", "--model", "uner-student-bio", "--context", "-1")
+    assert res.returncode != 0 and "--context" in res.stderr and len(res.stderr.strip().splitlines()) == 1

@@ -21,17 +21,22 @@ import yaml
 
 from ..io import Sentence, atomic_write_text, read_token_file
 from ..labels import LabelsFolder
-from ..tagger import TaggerConfig, bio_tags, load_tagger
+from ..tagger import TaggerConfig, bio_tags, load_tagger, run_in_context
 
+# A gold file is running text: the document stages (an abbreviation defined in one sentence, typed in the next ones)
+# read each sentence after up to this many before it in its document. 20 keeps every gain on BC5CDR and NCBI-disease
+# dev (10: 0.2 points less; docs/accuracy.md §3.8).
+CONTEXT_SENTENCES = 20
 MAPPINGS = "mappings"  # the mapping files' folder: in the package, and in a labels folder for its own types
 MAPPINGS_DIR = Path(__file__).resolve().parents[1] / MAPPINGS
 
 
-def read_gold(path: str | os.PathLike) -> Iterator[Sentence]:
+def read_gold(path: str | os.PathLike, boundaries: bool = False) -> Iterator[Sentence]:
     """Sentences of a CoNLL-2003 (4 columns) or token/tag (2 columns) file (``corpus.read_token_file``), tags
-    converted to IOB2; ValueError naming PATH:LINE for a line without a tag."""
+    converted to IOB2; ValueError naming PATH:LINE for a line without a tag. ``boundaries``: also an empty
+    Sentence where a ``-DOCSTART-`` line begins a document."""
     for sentence in read_token_file(path):
-        if sentence.tokens:  # (not a -DOCSTART- boundary)
+        if sentence.tokens or boundaries:
             yield Sentence(sentence.tokens, to_iob2(sentence.tags))
 
 
@@ -189,19 +194,30 @@ def detokenize(tokens: Sequence[str]) -> tuple[str, list[tuple[int, int]]]:
 
 
 def evaluate(tagger, gold_path: str | os.PathLike, mapping: Mapping | None = None, mode: str = "both",
-             limit: int | None = None, errors_path: str | os.PathLike | None = None) -> dict:
-    """Run the tagger over a gold file; end-to-end strict F1 and/or given-spans token F1, plus a confusion count."""
+             limit: int | None = None, errors_path: str | os.PathLike | None = None, context: int = CONTEXT_SENTENCES) -> dict:
+    """Run the tagger over a gold file; end-to-end strict F1 and/or given-spans token F1, plus a confusion count.
+    ``context``: the document stages read each sentence after the up to ``context`` sentences before it in its
+    document (``run_in_context``; a gold file is running text, and a ``-DOCSTART-`` line begins a document)."""
     if mode not in ("end-to-end", "given-spans", "both"):
         raise ValueError(f"mode must be end-to-end, given-spans or both, not {mode!r}")
+    if context < 0:
+        raise ValueError(f"context must be 0 or more sentences, not {context}")
     mapping = mapping or Mapping.for_file(gold_path)
-    sents = list(read_gold(gold_path))[:limit]
+    sents, starts = [], set()
+    for sent in read_gold(gold_path, boundaries=True):
+        if sent.tokens:
+            sents.append(sent)
+        else:
+            starts.add(len(sents))
+    sents = sents[:limit]
     texts, offsets = zip(*(detokenize(s.tokens) for s in sents)) if sents else ((), ())
     gold = [s.tags for s in sents]
     report: dict = {"sentences": len(sents), "gold_entities": sum(len(entities(g)) for g in gold)}
     errors = []
     if mode in ("end-to-end", "both"):
         pred = []
-        for text, offs, g, ents in zip(texts, offsets, gold, tagger.tag(list(texts))):
+        tagged = run_in_context(texts, tagger.tag(list(texts)), tagger.stages, tagger.stage_folder, context, starts)
+        for text, offs, g, ents in zip(texts, offsets, gold, tagged):
             mapped = [dict(start=e.start, end=e.end, type=mapping(e.type, e.subtype), score=e.score) for e in ents]
             tags = bio_tags(offs, [m for m in mapped if m["type"] != "O"])
             pred.append(tags)
@@ -236,13 +252,14 @@ def evaluate(tagger, gold_path: str | os.PathLike, mapping: Mapping | None = Non
 def evaluate_model(gold_path: str | os.PathLike, mapping_path: str | os.PathLike | None = None, mode: str = "both",
                    limit: int | None = None, model: str | None = None, labels: str | os.PathLike | None = None,
                    errors_path: str | os.PathLike | None = None, ensemble: Sequence[str] = (),
-                   domain: str | None = None, student: bool = False, backend: str = "torch", **config_changes) -> dict:
+                   domain: str | None = None, student: bool = False, backend: str = "torch", context: int = CONTEXT_SENTENCES,
+                   **config_changes) -> dict:
     """``evaluate`` with a model loaded by name (and ``ensemble`` members, ``MODEL`` or ``MODEL:LABELS_DIR``,
     voting with equal weights); the mapping from ``mapping_path`` or the gold file's name; the tagger settings
     of ``domain`` (default: the labels folder's ``tagger.yaml`` when it has one, else the mapping's domain) with
     ``config_changes`` (TaggerConfig fields) on top. ``student``:
     the student tagger (``model`` its folder, default the shipped one) instead; ``backend``: the teacher's runtime
-    (``uner.models.BACKEND_CHOICES``). Adds ``seconds``."""
+    (``uner.models.BACKEND_CHOICES``); ``context`` as for ``evaluate``. Adds ``seconds``."""
     t0 = time.time()
     folder = LabelsFolder.of(labels, model)
     mapper = Mapping.load(mapping_path) if mapping_path else Mapping.for_file(gold_path, [folder.path / MAPPINGS])
@@ -254,7 +271,7 @@ def evaluate_model(gold_path: str | os.PathLike, mapping_path: str | os.PathLike
         tagger = load_tagger(engine="student", model=model, stages=config_changes.get("stages"))
     else:
         tagger = load_tagger(ensemble, model=model, labels=labels, config=config, backend=backend)
-    result = evaluate(tagger, gold_path, mapper, mode, limit, errors_path)
+    result = evaluate(tagger, gold_path, mapper, mode, limit, errors_path, context)
     result["seconds"] = round(time.time() - t0, 1)
     return result
 

@@ -9,6 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from ..analysis import evaluate_model, report_text
+from ..analysis.evaluate import CONTEXT_SENTENCES
 from ..io import MissingExtra, atomic_write_text
 from ..models import ModelNotFoundError
 from ._util import BackendOpt, EnsembleOpt, LabelsOpt, MinScoreOpt, ModelOpt, SpanPolicyOpt, StagesOpt, app, fail, parse_stages
@@ -33,10 +34,16 @@ def eval_command(
     engine: Annotated[str, typer.Option(help="teacher (the masked-LM tagger) | student (uner distill's spaCy "
                                              "student; --model: its folder, default the shipped one).")] = "teacher",
     backend: BackendOpt = "torch",
+    context: Annotated[int, typer.Option(
+        help="The document stages (abbreviations) read each sentence after up to N sentences before it in its "
+             "document: a gold file is running text, a -DOCSTART- line begins a document. 0: each sentence alone.")
+    ] = CONTEXT_SENTENCES,
 ) -> None:
     """Score the tagger on gold data: strict entity F1 end to end, token F1 with gold spans."""
     if not gold.is_file():
         fail(f"{gold}: no such file")
+    if context < 0:
+        fail(f"--context: must be 0 or more sentences, not {context}")
     if engine not in ("teacher", "student"):
         fail(f"--engine: unknown engine {engine!r} (teacher | student)")
     if engine == "student" and ensemble:
@@ -45,7 +52,7 @@ def eval_command(
                if v is not None}
     try:
         result = evaluate_model(gold, mapping, mode, limit, model, labels, errors, ensemble or (), domain,
-                                engine == "student", backend, **changes)
+                                engine == "student", backend, context, **changes)
     except (ValueError, OSError, MissingExtra, ModelNotFoundError) as exc:  # (FileNotFoundError: no student there)
         fail(str(exc))
     typer.echo(report_text(gold, result))

@@ -18,7 +18,7 @@ from .partial import resume_point
 from .records import TagOptions, tag_records
 from .runners import RUNNERS, ProcessRunner, Runner, SerialRunner, make_runner
 from .scoring import PUNCT, Entity, LabelScorer, SpanScores
-from .stages import STAGES, run_stages
+from .stages import STAGES, run_in_context, run_stages
 from .student import Student
 
 __all__ = [
@@ -27,5 +27,5 @@ __all__ = [
     "ProcessRunner", "Runner", "SerialRunner", "SetupError", "SpanScores", "Student", "TagOptions", "Tagger", "TaggerConfig",
     "WriteError",
     "bio_tags", "entity_guesses", "format_for", "html_fragment", "html_page", "load_tagger", "make_runner", "resume_point",
-    "run_stages", "tag_file", "tag_records",
+    "run_in_context", "run_stages", "tag_file", "tag_records",
 ]

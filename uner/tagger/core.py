@@ -84,6 +84,11 @@ class BaseTagger(ABC):
     types: TypeHierarchy
     scorer: LabelScorer
 
+    @property
+    def stages(self) -> tuple[str, ...]:
+        """The post-typing stages this tagger runs (``config.stages``)."""
+        return self.config.stages
+
     @abstractmethod
     def span_scores(self, spans: Sequence[tuple[str, Span]], cache: PredictionCache | None = None) -> SpanScores:
         """Label votes of (text, span) pairs."""

@@ -17,6 +17,8 @@ class EntityTagger(Protocol):
     over parsed docs is theirs alone.)"""
 
     nlp: object
+    stages: tuple[str, ...]  # the post-typing stages it runs (``uner.tagger.stages``) ...
+    stage_folder: str | None  # ... with the word lists of this labels folder (None: the shipped labels')
 
     def tag(self, texts: Iterable[str], spans: Iterable[list[tuple[int, int]] | None] | None = None, *,
             batch_size: int = 64, explain: bool = False, cache=None, rejected: bool = False

@@ -7,6 +7,8 @@ overridable in the labels' ``tagger.yaml`` or with ``uner tag --stages``). A sta
 (``registry.register``) and its word lists live beside the labels, ``<labels>/stages/<name>.yaml`` (a labels folder
 without them uses the shipped labels'); each entity records the stages that
 changed it (``Entity.stages``, shown by ``--explain``). Caller-given spans are typed as given: no stage runs.
+A document that comes as several texts (a gold file of sentences) goes through ``run_in_context`` after that: the
+stages that read beyond a sentence (``abbreviations``) see the earlier texts that carry what a text mentions.
 
 Shipped stages: two conventions of English news, the general domain's, ``person_titles`` (``titles``) and
 ``sports_teams`` (``teams``); and ``abbreviations`` (``abbreviations``): a short form defined in the document,
@@ -15,7 +17,8 @@ Shipped stages: two conventions of English news, the general domain's, ``person_
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Container, Iterable, Iterator, Sequence
 from dataclasses import replace
 
 from ..scoring import Entity
@@ -31,7 +34,12 @@ def run_stages(text: str, entities: Sequence[Entity], stages: Sequence[str], fol
     changed or added names it in ``stages``. A stage that returns as many entities as it got changes them in
     place; one that adds or drops entities has its output merged with the rejected candidates by start offset."""
     out = [e for e in (tidy(text, ent) for ent in entities) if e is not None]
-    for stage in load_stages(stages, folder):
+    return _apply(text, out, load_stages(stages, folder))
+
+
+def _apply(text: str, out: list[Entity], stages: Sequence[LoadedStage]) -> list[Entity]:
+    """``out`` (tidied) through the loaded ``stages``, as ``run_stages`` says."""
+    for stage in stages:
         kept = [i for i, e in enumerate(out) if e.kept]
         before = [out[i] for i in kept]
         after = stage.apply(text, before)
@@ -50,5 +58,35 @@ def run_stages(text: str, entities: Sequence[Entity], stages: Sequence[str], fol
     return out
 
 
+def run_in_context(texts: Iterable[str], entities: Iterable[list[Entity]], stages: Sequence[str],
+                   folder: str | None = None, context: int = 0, starts: Container[int] = frozenset()
+                   ) -> Iterator[list[Entity]]:
+    """Each text's ``entities`` (as ``run_stages`` left them), in order, after the document stages among ``stages``
+    have read the text joined to those of the up to ``context`` texts before it in its document that carry a string
+    it holds (``Stage.document``), with their entities as this pass left them: for a document that comes as several
+    texts (a file of sentences), so that an abbreviation defined in one sentence types its mentions in the next
+    ones. ``starts``: the indexes of the texts that begin a document (none before is read with it)."""
+    document = tuple(s for s in load_stages(stages, folder) if s.document)
+    window: deque[tuple[int, str, list[Entity], frozenset[str]]] = deque()  # the texts that carry: what they carry
+    for i, (text, ents) in enumerate(zip(texts, entities)):
+        if i in starts:
+            window.clear()
+        while window and window[0][0] < i - context:
+            window.popleft()
+        read = [(before, their) for _, before, their, carried in window if any(c in text for c in carried)]
+        if read:
+            joined, at = [], 0
+            for before, their in read:
+                joined += [replace(e, start=e.start + at, end=e.end + at) for e in their]
+                at += len(before) + 1
+            joined += [replace(e, start=e.start + at, end=e.end + at) for e in ents]
+            out = _apply(" ".join([t for t, _ in read] + [text]), joined, document)
+            ents = [replace(e, start=e.start - at, end=e.end - at) for e in out if e.start >= at]
+        carried = frozenset().union(*(stage.document(text) for stage in document)) if context else frozenset()
+        if carried:
+            window.append((i, text, ents, carried))
+        yield ents
+
+
 __all__ = ["STAGES", "LoadedStage", "Stage", "check_stage_types", "load_stages", "read_words", "register",
-           "resolve_stages", "run_stages", "tidy", "tidy_bounds"]
+           "resolve_stages", "run_in_context", "run_stages", "tidy", "tidy_bounds"]

@@ -220,7 +220,12 @@ def _typed_like(ent: Entity, source: Entity) -> Entity:
                    distribution=source.distribution)
 
 
-@register("abbreviations", AbbreviationWords)
+def defines(text: str, words: AbbreviationWords | None = None) -> frozenset[str]:
+    """The short forms ``text`` defines: what the next texts of its document may mention (``Stage.document``)."""
+    return frozenset(d.short for d in find_definitions(text, words))
+
+
+@register("abbreviations", AbbreviationWords, document=defines)
 def abbreviations(text: str, entities: Sequence[Entity], words: AbbreviationWords | None = None) -> list[Entity]:
     """``entities`` (one document's kept ones, in order) with each short form the document defines typed as its long
     form's entity: retyped, made whole from pieces, or added where the tagger missed them; in start order."""

@@ -40,11 +40,16 @@ class Stage:
     entities or drop some (``abbreviations`` adds the short-form mentions the tagger missed): then every entity
     that is not one of its input objects counts as new or changed, and ``run_stages`` puts its output in start
     order. ``words``: the class of what ``apply`` reads from the word lists (its ``words`` argument), whose
-    ``types`` the labels' ``types.yaml`` must have; None for a stage without words."""
+    ``types`` the labels' ``types.yaml`` must have; None for a stage without words. ``document``: for a stage that
+    reads beyond one sentence (a definition in one, its mentions in the next), ``document(text, words=…)`` gives
+    the strings that ``text`` carries to later texts (the short forms it defines; none: nothing), so that
+    ``run_in_context`` can run the stage again over a later text of the same document that holds one, joined to
+    the texts that carry it, when a document comes as several texts; None for the other stages."""
 
     name: str
     apply: StageFn
     words: type[StageWords] | None = None
+    document: Callable[..., frozenset[str]] | None = None
 
 
 @dataclass(frozen=True)
@@ -54,17 +59,20 @@ class LoadedStage:
     name: str
     apply: Callable[[str, Sequence[Entity]], list[Entity]] = field(repr=False)
     types: tuple[str, ...]
+    document: Callable[[str], frozenset[str]] | None = field(default=None, repr=False)
 
 
 STAGES: dict[str, Stage] = {}
 
 
-def register(name: str, words: type[StageWords] | None = None) -> Callable[[StageFn], StageFn]:
-    """Decorator: register ``fn(text, entities, words=…) -> entities`` as the stage ``name`` reading ``words``."""
+def register(name: str, words: type[StageWords] | None = None, document: Callable[..., frozenset[str]] | None = None
+             ) -> Callable[[StageFn], StageFn]:
+    """Decorator: register ``fn(text, entities, words=…) -> entities`` as the stage ``name`` reading ``words``
+    (``document``: see ``Stage``)."""
     def add(fn: StageFn) -> StageFn:
         if name in STAGES:
             raise ValueError(f"stage {name!r} is registered twice")
-        STAGES[name] = Stage(name, fn, words)
+        STAGES[name] = Stage(name, fn, words, document)
         return fn
     return add
 
@@ -124,9 +132,10 @@ def load_stages(names: Iterable[str], folder: str | None = None) -> tuple[Loaded
 @cache
 def _bind(stage: Stage, folder: str | None) -> LoadedStage:
     if stage.words is None:
-        return LoadedStage(stage.name, stage.apply, ())
+        return LoadedStage(stage.name, stage.apply, (), stage.document)
     words = stage.words.read(Words(folder))
-    return LoadedStage(stage.name, partial(stage.apply, words=words), tuple(words.types))
+    return LoadedStage(stage.name, partial(stage.apply, words=words), tuple(words.types),
+                       partial(stage.document, words=words) if stage.document else None)
 
 
 @cache
