@@ -1,4 +1,5 @@
-"""Phrase statistics (uner.vocab.phrases) and the phrase_bounds stage that moves entity edges by them."""
+"""Phrase statistics (uner.vocab.phrases) and the stages that move entity edges by them: phrase_bounds, and
+degree_modifiers that drops the gradable words opening an entity."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 
 from tests.helpers import uner
 from uner.tagger import Entity, TaggerConfig, run_stages
-from uner.tagger.stages.phrases import PhraseWords, PhraseDoc, bounds, phrase_bounds
+from uner.tagger.stages.phrases import DegreeWords, PhraseDoc, PhraseWords, bounds, degree_modifiers, phrase_bounds
 from uner.vocab.phrases import PhraseCounts, ngram_hash, tokens
 
 # a small "domain corpus": "heart failure" stands alone and after many modifiers; "dilated" nearly always goes
@@ -109,7 +110,7 @@ def test_tokens_keep_offsets():
 
 
 def test_the_stage_is_listed_for_the_biomedical_domain_and_switches_off():
-    assert TaggerConfig.for_domain("biomedical").stages == ("abbreviations", "phrase_bounds")
+    assert TaggerConfig.for_domain("biomedical").stages == ("abbreviations", "phrase_bounds", "degree_modifiers")
     assert "phrase_bounds" not in TaggerConfig.for_domain("general").stages
     text = "He developed dilated cardiomyopathy ."
     ent = Entity("cardiomyopathy", 21, 35, "DISEASE", None, 0.5)
@@ -129,17 +130,55 @@ def test_a_labels_folder_can_switch_trimming_on_over_the_shipped_table(tmp_path)
     assert [e.text for e in run_stages(text, [ent], ("phrase_bounds",), str(tmp_path))] == ["heart failure"]
 
 
+def _degree(words: DegreeWords, *names: str) -> list[str]:
+    text = "He had " + " and ".join(names) + " ."
+    ents = [Entity(n, text.index(n), text.index(n) + len(n), "DISEASE", None, 0.5) for n in names]
+    out = degree_modifiers(text, ents, words=words)
+    assert all(text[e.start : e.end] == e.text for e in out)
+    return [e.text for e in out]
+
+
+def test_degree_modifiers_drop_the_words_the_corpus_grades():
+    """"severe" follows "very" in 3 of its 45 uses: a degree, so it goes; "dilated" never does; "severe combined
+    immunodeficiency" is tied as a name and stays whole; a one-word entity and a word before a connector stay."""
+    corpus = CORPUS + ["The pain was very severe."] * 3 + ["Severe combined immunodeficiency was found."] * 10
+    counts = PhraseCounts.mine(corpus, max_n=4, min_count=2, n_frequent=0)
+    words = DegreeWords(counts, ("very",), min_share=0.05, min_count=10, keep_tie=0.3)
+    assert words.graded("severe") and not words.graded("dilated") and not words.graded("heart")
+    assert _degree(words, "severe heart failure", "dilated cardiomyopathy", "severe combined immunodeficiency",
+                   "severe", "severe - heart failure") == [
+        "heart failure", "dilated cardiomyopathy", "severe combined immunodeficiency", "severe",
+        "severe - heart failure"]
+    stricter = DegreeWords(counts, ("very",), min_share=0.1, min_count=10, keep_tie=0.3)
+    assert _degree(stricter, "severe heart failure") == ["severe heart failure"]  # (3 of 45 < 0.1)
+    rarer = DegreeWords(counts, ("very",), min_share=0.05, min_count=100, keep_tie=0.3)
+    assert _degree(rarer, "severe heart failure") == ["severe heart failure"]  # (seen too rarely to judge)
+
+
+def test_degree_modifiers_with_the_shipped_table():
+    """The biomedical corpus grades "severe" and "mild" but not "acute", "chronic" or "dilated" (which BC5CDR and
+    NCBI-disease keep in names)."""
+    text = "He had severe heart failure , mild hypertension , acute renal failure and dilated cardiomyopathy ."
+    names = ("severe heart failure", "mild hypertension", "acute renal failure", "dilated cardiomyopathy")
+    ents = [Entity(n, text.index(n), text.index(n) + len(n), "DISEASE", None, 0.5) for n in names]
+    out = run_stages(text, ents, ("degree_modifiers",))
+    assert [e.text for e in out] == ["heart failure", "hypertension", "acute renal failure", "dilated cardiomyopathy"]
+    assert [e.stages for e in out] == [("degree_modifiers",)] * 2 + [()] * 2
+
+
 @pytest.mark.parametrize("engine", [("--engine", "student", "--model", "uner-student-bio"), ("--model", "uner-bio")])
 def test_the_biomedical_taggers_complete_names_from_the_corpus(tmp_path, engine):
     """End to end with the shipped biomedical models and the shipped phrase table: "dilated cardiomyopathy" whole
     (the teacher tags "cardiomyopathy" alone without the stage; the student, taught on the stage's output, draws
-    that edge itself), "5 - FU" whole (the student tags "FU" without the stage)."""
+    that edge itself), "5 - FU" whole (the student tags "FU" without the stage), "heart failure" without "severe"
+    (both tag "severe heart failure" without ``degree_modifiers``)."""
     src = tmp_path / "in.txt"
     src.write_text("Patients with severe heart failure received 5 - FU and developed dilated cardiomyopathy .\n")
     out = uner("tag", str(src), *engine, "--explain")
     assert out.returncode == 0, out.stderr
     ents = {e["text"]: e for e in json.loads(out.stdout)["entities"]}
     assert ents["dilated cardiomyopathy"]["type"] == "DISEASE"
+    assert "degree_modifiers" in ents["heart failure"]["stages"] and "severe heart failure" not in ents
     if "student" in engine:
         assert ents["5 - FU"]["type"] == "DRUG" and "phrase_bounds" in ents["5 - FU"]["stages"] and "FU" not in ents
     else:

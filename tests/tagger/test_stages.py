@@ -91,10 +91,10 @@ def test_stages_switch_off_in_the_student():
 
 def test_the_biomedical_domain_runs_no_news_stages():
     assert TaggerConfig.for_domain("general").stages == ("person_titles", "sports_teams")
-    assert TaggerConfig.for_domain("biomedical").stages == ("abbreviations", "phrase_bounds")
-    assert Student.from_pretrained("uner-student-bio").stages == ("abbreviations", "phrase_bounds")
+    assert TaggerConfig.for_domain("biomedical").stages == ("abbreviations", "phrase_bounds", "degree_modifiers")
+    assert Student.from_pretrained("uner-student-bio").stages == ("abbreviations", "phrase_bounds", "degree_modifiers")
     bio = Tagger.from_pretrained("uner-bio", device="cpu")
-    assert bio.config.stages == ("abbreviations", "phrase_bounds")
+    assert bio.config.stages == ("abbreviations", "phrase_bounds", "degree_modifiers")
     ents = [e for d in bio.tag([TITLE, SPORT], explain=True) for e in d]
     assert not any(set(e.stages) - {"tidy"} for e in ents)
 

@@ -23,7 +23,7 @@ from functools import cache
 from ..spans import Span
 from ..vocab.phrases import PhraseCounts
 from .scoring import Entity
-from .stages.phrases import PhraseDoc
+from .stages.phrases import PhraseDoc, load_counts
 from .stages.registry import Words
 
 NAME = "inner_names"
@@ -49,7 +49,7 @@ class InnerNames:
         conf = read(NAME)
         path = str(read.path(f"{NAME}.yaml"))
         try:
-            return cls(PhraseCounts.load(read.path(conf["counts"])), float(conf["max_tie"]),
+            return cls(load_counts(read.path(conf["counts"])), float(conf["max_tie"]),
                        int(conf["min_head_count"]), frozenset(map(str, conf["containers"])),
                        frozenset(map(str, conf["name_tags"])), path)
         except (KeyError, TypeError, ValueError) as exc:

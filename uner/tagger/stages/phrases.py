@@ -17,12 +17,21 @@ probabilities, c(word + rest) / c(word) and c(word + rest) / c(rest), from the l
 Edges move by whole tokens of the counts' tokenisation; an entity whose edges fall inside a token is left alone.
 The type stays; the stage never adds or drops an entity. Settings and the table's file name are in the labels'
 ``stages/phrase_bounds.yaml``, the table beside it (docs/design.md §3.3d).
+
+The ``degree_modifiers`` stage, from the same table, drops the words of degree that open an entity: "severe heart
+failure" is heart failure that is severe, as "mild", "profound" or "aggressive" say how much, not which. Such an
+adjective is gradable, and the corpus shows it: it follows a word of degree ("very severe", "so severe"; the list in
+the labels' ``stages/degree_modifiers.yaml``) in at least ``min_share`` of its ``min_count`` or more occurrences,
+where "dilated", "hereditary", "acute" or "renal" never do. It stays where the corpus ties it to the rest as a name
+(tie ≥ ``keep_tie``, as ``phrase_bounds`` would join it: "severe combined immunodeficiency"), where a connector
+follows it ("mild - to"), and in a one-word entity.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from functools import cache
 
 from ...vocab.phrases import PhraseCounts, token_hash, tokens
 from ..scoring import Entity
@@ -43,8 +52,42 @@ class PhraseWords:
     @classmethod
     def read(cls, read: Words) -> PhraseWords:
         conf = read("phrase_bounds")
-        return cls(PhraseCounts.load(read.path(conf["counts"])), float(conf["trim_below"]), float(conf["extend_from"]),
+        return cls(load_counts(read.path(conf["counts"])), float(conf["trim_below"]), float(conf["extend_from"]),
                    int(conf["min_modifier_count"]))
+
+
+@cache
+def load_counts(path) -> PhraseCounts:
+    """A phrase-count table, read once per process (stages that share one table share it)."""
+    return PhraseCounts.load(path)
+
+
+@dataclass(frozen=True)
+class DegreeWords:
+    """The phrase-count table, the words of degree, and how often a modifier must follow them to be graded."""
+
+    counts: PhraseCounts
+    degree: tuple[str, ...]
+    min_share: float
+    min_count: int
+    keep_tie: float
+    _graded: dict = field(default_factory=dict, repr=False, compare=False)
+
+    types = ()  # (it moves edges, never types)
+
+    @classmethod
+    def read(cls, read: Words) -> DegreeWords:
+        conf = read("degree_modifiers")
+        return cls(load_counts(read.path(conf["counts"])), tuple(conf["degree_words"]), float(conf["min_share"]),
+                   int(conf["min_count"]), float(conf["keep_tie"]))
+
+    def graded(self, word: str) -> bool:
+        """Whether the corpus grades ``word`` (lower-cased): it follows a word of degree often enough."""
+        if word not in self._graded:
+            seen = self.counts.count([word])
+            after = sum(self.counts.count([d, word]) for d in self.degree)
+            self._graded[word] = seen >= self.min_count and after >= self.min_share * seen
+        return self._graded[word]
 
 
 class PhraseDoc:
@@ -121,4 +164,21 @@ def phrase_bounds(text: str, entities: Sequence[Entity], words: PhraseWords) -> 
             continue
         start, end = doc.toks[ni][1], doc.toks[nj - 1][2]
         out.append(replace(ent, text=text[start:end], start=start, end=end))
+    return out
+
+
+@register("degree_modifiers", DegreeWords)
+def degree_modifiers(text: str, entities: Sequence[Entity], words: DegreeWords) -> list[Entity]:
+    """Each entity without the graded words that open it (see the module docstring)."""
+    out = []
+    for ent in entities:
+        toks, k = tokens(ent.text), 0
+        doc = PhraseDoc(ent.text, words.counts)
+        while (len(toks) - k >= 2 and toks[k][0].isalpha() and toks[k + 1][0][0].isalnum()
+               and words.graded(toks[k][0]) and doc.tie(k, k + 1, len(toks)) < words.keep_tie):
+            k += 1
+        if k:
+            cut = toks[k][1]
+            ent = replace(ent, text=ent.text[cut:], start=ent.start + cut)
+        out.append(ent)
     return out
