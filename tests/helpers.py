@@ -22,3 +22,6 @@ def predictions(stdout: str) -> list[list[str]]:
         if line.strip().startswith("mask "):
             rows.append(re.findall(r"(\S+) -?\d+\.\d+(?: \[\w+\])?", line.split(":", 1)[1]))
     return rows
+
+
+BIO_STAGES = ("abbreviations", "phrase_bounds", "name_pieces", "degree_modifiers")  # the biomedical domain's, in order

@@ -11,10 +11,11 @@ import sys
 import numpy as np
 import pytest
 
-from tests.helpers import uner
+from tests.helpers import BIO_STAGES, uner
 from uner.tagger import Entity, TaggerConfig, run_stages
 from uner.tagger.stages.phrases import DegreeWords, PhraseDoc, PhraseWords, bounds, degree_modifiers, phrase_bounds
 from uner.vocab.phrases import PhraseCounts, ngram_hash, tokens
+
 
 # a small "domain corpus": "heart failure" stands alone and after many modifiers; "dilated" nearly always goes
 # with "cardiomyopathy"; "5-FU" is written joined or spaced
@@ -110,7 +111,7 @@ def test_tokens_keep_offsets():
 
 
 def test_the_stage_is_listed_for_the_biomedical_domain_and_switches_off():
-    assert TaggerConfig.for_domain("biomedical").stages == ("abbreviations", "phrase_bounds", "degree_modifiers")
+    assert TaggerConfig.for_domain("biomedical").stages == BIO_STAGES
     assert "phrase_bounds" not in TaggerConfig.for_domain("general").stages
     text = "He developed dilated cardiomyopathy ."
     ent = Entity("cardiomyopathy", 21, 35, "DISEASE", None, 0.5)

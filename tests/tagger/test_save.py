@@ -7,6 +7,8 @@ import yaml
 
 from uner.tagger import Tagger, TaggerConfig
 
+from tests.helpers import BIO_STAGES
+
 TEXTS = ["Paris is the capital of France .", "Obama visited Tokyo with executives of Toyota ."]
 
 
@@ -33,7 +35,7 @@ def test_the_shipped_biomedical_tagger_round_trips_with_its_expert_types(tmp_pat
     bio = Tagger.from_pretrained("uner-bio", device="cpu")
     back = Tagger.from_pretrained(labels=bio.save_pretrained(tmp_path / "bio"), device="cpu")
     assert back.config == bio.config and back.config.domain == "biomedical"
-    assert back.config.stages == ("abbreviations", "phrase_bounds", "degree_modifiers")
+    assert back.config.stages == BIO_STAGES
     assert back.expert_types == bio.expert_types and "DRUG" in back.expert_types
 
 
@@ -54,6 +56,6 @@ def test_every_engine_saves_and_loads_back_identically(tiny, tmp_path):
     assert _records(back) == _records(ensemble)
     student = Student.from_pretrained("uner-student-bio")
     again = Student.from_pretrained(student.save_pretrained(tmp_path / "student"))
-    assert again.domain == "biomedical" and again.stages == student.stages == ("abbreviations", "phrase_bounds", "degree_modifiers")
+    assert again.domain == "biomedical" and again.stages == student.stages == BIO_STAGES
     assert _records(again) == _records(student)
     assert all(isinstance(t, EntityTagger) for t in (member, ensemble, student))

@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 import pytest
 
-from tests.helpers import uner
+from tests.helpers import BIO_STAGES, uner
 from uner.io import Record
 from uner.tagger import STAGES, Entity, Student, Tagger, TaggerConfig, run_stages, tag_records
 from uner.tagger.records import ModelFailure
 from uner.tagger.stages import Stage, tidy, tidy_bounds
+
 
 NBSP, THIN, ZWSP = "\u00a0", "\u2009", "\u200b"
 # Wikipedia writes dates with no-break spaces; the student tagged runs of them (issue 41: a crash at paragraph 30,785)
@@ -91,10 +92,10 @@ def test_stages_switch_off_in_the_student():
 
 def test_the_biomedical_domain_runs_no_news_stages():
     assert TaggerConfig.for_domain("general").stages == ("person_titles", "sports_teams")
-    assert TaggerConfig.for_domain("biomedical").stages == ("abbreviations", "phrase_bounds", "degree_modifiers")
-    assert Student.from_pretrained("uner-student-bio").stages == ("abbreviations", "phrase_bounds", "degree_modifiers")
+    assert TaggerConfig.for_domain("biomedical").stages == BIO_STAGES
+    assert Student.from_pretrained("uner-student-bio").stages == BIO_STAGES
     bio = Tagger.from_pretrained("uner-bio", device="cpu")
-    assert bio.config.stages == ("abbreviations", "phrase_bounds", "degree_modifiers")
+    assert bio.config.stages == BIO_STAGES
     ents = [e for d in bio.tag([TITLE, SPORT], explain=True) for e in d]
     assert not any(set(e.stages) - {"tidy"} for e in ents)
 

@@ -194,7 +194,8 @@ def detokenize(tokens: Sequence[str]) -> tuple[str, list[tuple[int, int]]]:
 
 
 def evaluate(tagger, gold_path: str | os.PathLike, mapping: Mapping | None = None, mode: str = "both",
-             limit: int | None = None, errors_path: str | os.PathLike | None = None, context: int = CONTEXT_SENTENCES) -> dict:
+             limit: int | None = None, errors_path: str | os.PathLike | None = None,
+             context: int = CONTEXT_SENTENCES) -> dict:
     """Run the tagger over a gold file; end-to-end strict F1 and/or given-spans token F1, plus a confusion count.
     ``context``: the document stages read each sentence after the up to ``context`` sentences before it in its
     document (``run_in_context``; a gold file is running text, and a ``-DOCSTART-`` line begins a document)."""
@@ -252,8 +253,8 @@ def evaluate(tagger, gold_path: str | os.PathLike, mapping: Mapping | None = Non
 def evaluate_model(gold_path: str | os.PathLike, mapping_path: str | os.PathLike | None = None, mode: str = "both",
                    limit: int | None = None, model: str | None = None, labels: str | os.PathLike | None = None,
                    errors_path: str | os.PathLike | None = None, ensemble: Sequence[str] = (),
-                   domain: str | None = None, student: bool = False, backend: str = "torch", context: int = CONTEXT_SENTENCES,
-                   **config_changes) -> dict:
+                   domain: str | None = None, student: bool = False, backend: str = "torch",
+                   context: int = CONTEXT_SENTENCES, **config_changes) -> dict:
     """``evaluate`` with a model loaded by name (and ``ensemble`` members, ``MODEL`` or ``MODEL:LABELS_DIR``,
     voting with equal weights); the mapping from ``mapping_path`` or the gold file's name; the tagger settings
     of ``domain`` (default: the labels folder's ``tagger.yaml`` when it has one, else the mapping's domain) with

@@ -177,9 +177,10 @@ DOMAINS: dict[str, dict] = {
                    "head_weight": 0.3, "subtype_share": 0.2, "name_weight": 0.0, "name_not_entity": 1.0,
                    # abstracts define abbreviations, "congestive heart failure (CHF)": the short form takes the long
                    # form's type (not the news conventions, titles and sports sides; BC5CDR, NCBI-disease dev)
-                   # and names completed from the domain corpus's phrases ("5 - FU", "dilated cardiomyopathy"; the same),
-                   # without the gradable words that open them ("severe heart failure"; docs/accuracy.md §3.9)
-                   "stages": ("abbreviations", "phrase_bounds", "degree_modifiers"),
+                   # and names completed from the domain corpus's phrases ("5 - FU", "dilated cardiomyopathy"; the same)
+                   # and from the pieces a hyphen joins ("caspase - 9"), without the gradable words that open them
+                   # ("severe heart failure"; docs/accuracy.md §3.9, §3.10)
+                   "stages": ("abbreviations", "phrase_bounds", "name_pieces", "degree_modifiers"),
                    # "lithium therapy", "ketoprofen group": the drug inside a therapy or a group is the entity
                    # (chosen on BC5CDR dev; NCBI-disease, JNLPBA, BC2GM dev measured; docs/accuracy.md §3.7)
                    "inner_names": True},

@@ -11,8 +11,10 @@ A document that comes as several texts (a gold file of sentences) goes through `
 stages that read beyond a sentence (``abbreviations``) see the earlier texts that carry what a text mentions.
 
 Shipped stages: two conventions of English news, the general domain's, ``person_titles`` (``titles``) and
-``sports_teams`` (``teams``); and ``abbreviations`` (``abbreviations``): a short form defined in the document,
-"long form (SF)", typed as its long form's entity, the one stage that may add entities.
+``sports_teams`` (``teams``); and the biomedical domain's: ``abbreviations`` (``abbreviations``), a short form
+defined in the document, "long form (SF)", typed as its long form's entity, the one stage that may add entities;
+``phrase_bounds`` and ``degree_modifiers`` (``phrases``), edges moved by the domain corpus's phrase counts; and
+``name_pieces`` (``pieces``), names built from hyphen-joined pieces made whole (it joins entities, so it may drop some).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from collections.abc import Container, Iterable, Iterator, Sequence
 from dataclasses import replace
 
 from ..scoring import Entity
-from . import abbreviations, phrases, teams, titles  # noqa: F401  (registers the shipped stages)
+from . import abbreviations, phrases, pieces, teams, titles  # noqa: F401  (registers the shipped stages)
 from .edges import tidy, tidy_bounds
 from .registry import STAGES, LoadedStage, Stage, check_stage_types, load_stages, read_words, register, resolve_stages
 

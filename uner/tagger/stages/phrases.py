@@ -19,7 +19,7 @@ The type stays; the stage never adds or drops an entity. Settings and the table'
 ``stages/phrase_bounds.yaml``, the table beside it (docs/design.md §3.3d).
 
 The ``degree_modifiers`` stage, from the same table, drops the words of degree that open an entity: "severe heart
-failure" is heart failure that is severe, as "mild", "profound" or "aggressive" say how much, not which. Such an
+failure" is heart failure that is severe, as "mild" or "aggressive" say how much, not which. Such an
 adjective is gradable, and the corpus shows it: it follows a word of degree ("very severe", "so severe"; the list in
 the labels' ``stages/degree_modifiers.yaml``) in at least ``min_share`` of its ``min_count`` or more occurrences,
 where "dilated", "hereditary", "acute" or "renal" never do. It stays where the corpus ties it to the rest as a name
@@ -172,8 +172,8 @@ def degree_modifiers(text: str, entities: Sequence[Entity], words: DegreeWords) 
     """Each entity without the graded words that open it (see the module docstring)."""
     out = []
     for ent in entities:
-        toks, k = tokens(ent.text), 0
-        doc = PhraseDoc(ent.text, words.counts)
+        doc, k = PhraseDoc(ent.text, words.counts), 0
+        toks = doc.toks
         while (len(toks) - k >= 2 and toks[k][0].isalpha() and toks[k + 1][0][0].isalnum()
                and words.graded(toks[k][0]) and doc.tie(k, k + 1, len(toks)) < words.keep_tie):
             k += 1
