@@ -7,7 +7,7 @@ import pytest
 from uner.tagger import Entity, Student, TaggerConfig, run_stages
 from uner.tagger.stages.pieces import PieceWords, name_pieces
 
-WORDS = PieceWords(frozenset({"alpha", "kappa"}), max_digits=3, max_code=6)
+WORDS = PieceWords(frozenset({"-"}), frozenset({"alpha", "kappa"}), max_digits=3, max_code=6)
 
 
 def _run(text: str, *parts: tuple[str, str] | tuple[str, str, float]) -> list[tuple[str, str]]:

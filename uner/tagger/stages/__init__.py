@@ -61,7 +61,7 @@ def _apply(text: str, out: list[Entity], stages: Sequence[LoadedStage]) -> list[
 
 
 def run_in_context(texts: Iterable[str], entities: Iterable[list[Entity]], stages: Sequence[str],
-                   folder: str | None = None, context: int = 0, starts: Container[int] = frozenset()
+                   folder: str | None = None, context: int = 0, starts: Container[int] = ()
                    ) -> Iterator[list[Entity]]:
     """Each text's ``entities`` (as ``run_stages`` left them), in order, after the document stages among ``stages``
     have read the text joined to those of the up to ``context`` texts before it in its document that carry a string

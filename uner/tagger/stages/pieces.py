@@ -15,7 +15,8 @@ or a Greek letter's name — belongs to the name on the other side:
   ``max_code`` letters and digits with a digit or two capitals).
 
 A word another entity holds is never taken. Tokens are those of the phrase counts (``uner.vocab.phrases.tokens``), so
-"caspase-9" and "caspase - 9" read alike. Settings and the Greek letters: the labels' ``stages/name_pieces.yaml``.
+"caspase-9" and "caspase - 9" read alike. Settings, the joining marks ("-") and the Greek letters: the labels'
+``stages/name_pieces.yaml``.
 """
 
 from __future__ import annotations
@@ -27,13 +28,12 @@ from ...vocab.phrases import tokens
 from ..scoring import Entity
 from .registry import Words, register
 
-HYPHEN = "-"
-
 
 @dataclass(frozen=True)
 class PieceWords:
     """What counts as a piece of a name."""
 
+    joiners: frozenset[str]
     greek: frozenset[str]
     max_digits: int
     max_code: int
@@ -43,8 +43,8 @@ class PieceWords:
     @classmethod
     def read(cls, read: Words) -> PieceWords:
         conf = read("name_pieces")
-        return cls(frozenset(str(g).lower() for g in conf["greek_letters"]), int(conf["max_digits"]),
-                   int(conf["max_code"]))
+        return cls(frozenset(map(str, conf["joiners"])), frozenset(str(g).lower() for g in conf["greek_letters"]),
+                   int(conf["max_digits"]), int(conf["max_code"]))
 
     def piece(self, word: str) -> bool:
         """A number, a short code with a digit, one or two capitals, or a Greek letter's name."""
@@ -64,24 +64,25 @@ class PieceWords:
 def name_pieces(text: str, entities: Sequence[Entity], words: PieceWords) -> list[Entity]:
     """``entities`` with the names built from hyphen-joined pieces made whole (see the module docstring), in order."""
     toks = [(text[s:e], s, e) for _, s, e in tokens(text)]
+    first = {s: i for i, (_, s, _) in enumerate(toks)}
+    last = {e: i for i, (_, _, e) in enumerate(toks)}
     out = sorted(entities, key=lambda e: e.start)
-    while (joined := _join_one(text, out, toks, words)) is not None:
+    while (joined := _join_one(text, out, toks, first, last, words)) is not None:
         out = joined
     return out
 
 
-def _join_one(text: str, ents: list[Entity], toks: list[tuple[str, int, int]], words: PieceWords
-              ) -> list[Entity] | None:
-    """``ents`` with the first join the rules allow made, or None when there is none."""
-    first = {s: i for i, (_, s, _) in enumerate(toks)}
-    last = {e: i for i, (_, _, e) in enumerate(toks)}
+def _join_one(text: str, ents: list[Entity], toks: list[tuple[str, int, int]], first: dict[int, int],
+              last: dict[int, int], words: PieceWords) -> list[Entity] | None:
+    """``ents`` with the first join the rules allow made, or None when there is none (``first``/``last``: the
+    token that starts/ends at each character offset)."""
     holder = {i: k for k, e in enumerate(ents) if e.start in first and e.end in last
               for i in range(first[e.start], last[e.end] + 1)}
     for k, ent in enumerate(ents):
         if ent.start not in first or ent.end not in last:
             continue
         i, j = first[ent.start], last[ent.end]
-        if j + 2 < len(toks) and toks[j + 1][0] == HYPHEN and j + 1 not in holder:
+        if j + 2 < len(toks) and toks[j + 1][0] in words.joiners and j + 1 not in holder:
             after = toks[j + 2]
             if holder.get(j + 2) is not None and ents[holder[j + 2]].start == after[1]:
                 if words.piece(toks[j][0]) or words.piece(after[0]):
@@ -92,7 +93,7 @@ def _join_one(text: str, ents: list[Entity], toks: list[tuple[str, int, int]], w
                                   key=lambda e: e.start)
             elif j + 2 not in holder and words.piece(after[0]):
                 return [*ents[:k], replace(ent, text=text[ent.start : after[2]], end=after[2]), *ents[k + 1 :]]
-        if i >= 2 and toks[i - 1][0] == HYPHEN and i - 1 not in holder and i - 2 not in holder:
+        if i >= 2 and toks[i - 1][0] in words.joiners and i - 1 not in holder and i - 2 not in holder:
             before = toks[i - 2]
             if words.piece(before[0]) or (words.piece(toks[i][0]) and words.code(before[0])):
                 return [*ents[:k], replace(ent, text=text[before[1] : ent.end], start=before[1]), *ents[k + 1 :]]
