@@ -24,4 +24,5 @@ def predictions(stdout: str) -> list[list[str]]:
     return rows
 
 
-BIO_STAGES = ("abbreviations", "phrase_bounds", "name_pieces", "degree_modifiers")  # the biomedical domain's, in order
+BIO_STAGES = ("abbreviations", "phrase_bounds", "name_pieces", "degree_modifiers",
+              "lexicon")  # the biomedical domain's, in order

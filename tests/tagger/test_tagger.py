@@ -281,6 +281,11 @@ def test_labels_folder_chooses_the_default_domain(tiny, tmp_path):
     tagger = Tagger.from_pretrained(str(tiny[0]), labels, device="cpu")
     assert tagger.config == TaggerConfig.for_domain("biomedical") and tagger.config.span_policy == "nouns"
     assert TaggerConfig.for_labels(LabelsFolder(labels), top_k=3).top_k == 3
+    # a command-line option overrides the folder's own setting of the same name, and its stages
+    (labels / "tagger.yaml").write_text("domain: biomedical\nsettings:\n  span_policy: named\nstages: []\n")
+    changed = TaggerConfig.for_labels(LabelsFolder(labels), span_policy="names", stages=("person_titles",))
+    assert changed.span_policy == "names" and changed.stages == ("person_titles",)
+    (labels / "tagger.yaml").write_text("domain: biomedical\n")
     # an explicit config wins; the CLI's --domain too
     assert Tagger.from_pretrained(str(tiny[0]), labels, config=TaggerConfig(), device="cpu").config == TaggerConfig()
     res = uner("tag", "-", "--model", str(tiny[0]), "--labels", str(labels), "--domain", "nope", stdin="Paris .\n")

@@ -18,7 +18,8 @@ from ..io import InputError, check_output, input_files, load_vectors, read_recor
 COMMANDS = {"fill": "fill", "pretrain": "pretrain", "cluster": "cluster", "neighbors": "cluster", "embed": "vectors",
             "search": "vectors", "classify": "vectors", "diagnose": "diagnose", "tag": "tag", "distill": "distill", "calibrate": "distill",
             "eval": "evaluate", "relations": "relations", "synonyms": "synonyms", "annotate": "annotate",
-            "whiten": "vectors", "flow": "vectors", "labels": "labels", "phrases": "phrases", "adapt": "adapt"}
+            "whiten": "vectors", "flow": "vectors", "labels": "labels", "phrases": "phrases", "lexicon": "lexicon",
+            "adapt": "adapt"}
 
 
 class LazyCommands(TyperGroup):

@@ -92,7 +92,7 @@ class TaggerConfig:
         unknown = sorted(set(settings) - known)
         if unknown:
             raise ValueError(f"settings: unknown tagger setting {unknown[0]!r}")
-        return cls.for_domain(domain, **{k: _typed(k, v) for k, v in settings.items()}, **changes)
+        return cls.for_domain(domain, **{**{k: _typed(k, v) for k, v in settings.items()}, **changes})
 
     @classmethod
     def for_labels(cls, folder: LabelsFolder, domain: str | None = None, **changes) -> TaggerConfig:
@@ -105,7 +105,7 @@ class TaggerConfig:
         stages = folder.stages()
         try:
             return cls.from_settings(folder.default_domain() or "general", folder.settings(),
-                                     **({"stages": stages} if stages is not None else {}), **changes)
+                                     **{**({"stages": stages} if stages is not None else {}), **changes})
         except ValueError as exc:
             raise ValueError(f"{folder.tagger_path}: {exc}") from None
 
@@ -179,8 +179,10 @@ DOMAINS: dict[str, dict] = {
                    # form's type (not the news conventions, titles and sports sides; BC5CDR, NCBI-disease dev)
                    # and names completed from the domain corpus's phrases ("5 - FU", "dilated cardiomyopathy"; the same)
                    # and from the pieces a hyphen joins ("caspase - 9"), without the gradable words that open them
-                   # ("severe heart failure"; docs/accuracy.md §3.9, §3.10)
-                   "stages": ("abbreviations", "phrase_bounds", "name_pieces", "degree_modifiers"),
+                   # ("severe heart failure"; docs/accuracy.md §3.9, §3.10), then the terms the domain's tagged corpus
+                   # knows where a sentence missed them ("doxorubicin"; §3.11)
+                   "stages": ("abbreviations", "phrase_bounds", "name_pieces", "degree_modifiers",
+                              "lexicon"),
                    # "lithium therapy", "ketoprofen group": the drug inside a therapy or a group is the entity
                    # (chosen on BC5CDR dev; NCBI-disease, JNLPBA, BC2GM dev measured; docs/accuracy.md §3.7)
                    "inner_names": True},

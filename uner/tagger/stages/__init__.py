@@ -12,9 +12,10 @@ stages that read beyond a sentence (``abbreviations``) see the earlier texts tha
 
 Shipped stages: two conventions of English news, the general domain's, ``person_titles`` (``titles``) and
 ``sports_teams`` (``teams``); and the biomedical domain's: ``abbreviations`` (``abbreviations``), a short form
-defined in the document, "long form (SF)", typed as its long form's entity, the one stage that may add entities;
-``phrase_bounds`` and ``degree_modifiers`` (``phrases``), edges moved by the domain corpus's phrase counts; and
-``name_pieces`` (``pieces``), names built from hyphen-joined pieces made whole (it joins entities, so it may drop some).
+defined in the document, "long form (SF)", typed as its long form's entity (it may add entities);
+``phrase_bounds`` and ``degree_modifiers`` (``phrases``), edges moved by the domain corpus's phrase counts;
+``name_pieces`` (``pieces``), names built from hyphen-joined pieces made whole (it joins entities, so it may drop some);
+and ``lexicon`` (``lexicon``), the terms the domain's tagged corpus knows, added where a sentence missed them.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from collections.abc import Container, Iterable, Iterator, Sequence
 from dataclasses import replace
 
 from ..scoring import Entity
-from . import abbreviations, phrases, pieces, teams, titles  # noqa: F401  (registers the shipped stages)
+from . import abbreviations, lexicon, phrases, pieces, teams, titles  # noqa: F401  (registers the shipped stages)
 from .edges import tidy, tidy_bounds
 from .registry import STAGES, LoadedStage, Stage, check_stage_types, load_stages, read_words, register, resolve_stages
 

@@ -1,0 +1,116 @@
+"""The typed lexicon learned from a tagged corpus (``uner.vocab.lexicon``, ``uner lexicon``) and the ``lexicon``
+stage that finds its terms where one sentence missed them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.helpers import uner
+from uner.tagger import Entity, run_stages
+from uner.vocab.lexicon import Lexicon
+
+
+def _record(text: str, *tagged: tuple[str, str]) -> dict:
+    ents, at = [], 0
+    for part, type_ in tagged:
+        start = text.index(part, at)
+        ents.append({"text": part, "start": start, "end": start + len(part), "type": type_, "subtype": None})
+        at = start + len(part)
+    return {"text": text, "entities": ents}
+
+
+CORPUS = [
+    _record("Dobutamine was infused .", ("Dobutamine", "DRUG")),
+    _record("After dobutamine , heart failure improved .", ("dobutamine", "DRUG"), ("heart failure", "DISEASE")),
+    _record("Heart failure and dobutamine - 5 levels .", ("Heart failure", "DISEASE"), ("dobutamine", "DRUG")),
+    _record("The dose was low ; the dose was high .", ("dose", "DRUG")),  # tagged in 1 of its 2 occurrences
+    _record("A dose of dobutamine .", ("dose", "DISEASE"), ("dobutamine", "DISEASE")),
+]
+
+
+def _lexicon(records=CORPUS, **kw) -> Lexicon:
+    return Lexicon.build(lambda: ((r["text"], r["entities"]) for r in records), **kw)
+
+
+def test_counts_tags_occurrences_and_the_type_share():
+    terms = _lexicon().terms
+    dob = terms[("dobutamine",)]  # cased or not, one term: its most frequent written form
+    assert (dob.type, dob.tagged, dob.seen, dob.share) == ("DRUG", 4, 4, 0.75) and dob.rate == 1.0
+    assert terms[("heart", "failure")].rate == 1.0 and terms[("heart", "failure")].type == "DISEASE"
+    dose = terms[("dose",)]
+    assert (dose.tagged, dose.seen, dose.share) == (2, 3, 0.5) and dose.rate == 2 / 3
+    assert ("dose",) not in _lexicon(min_tagged=3).terms
+    sure = _lexicon().select(min_tagged=2, min_rate=0.6, min_share=0.7).terms  # "dose": its tags disagree
+    assert set(sure) == {("dobutamine",), ("heart", "failure")}
+
+
+def test_finds_the_longest_terms_left_to_right():
+    table = _lexicon(CORPUS + [_record("Congestive heart failure .", ("Congestive heart failure", "DISEASE"))] * 2)
+    text = "In congestive heart failure , Dobutamine and heart failure ."
+    assert [(text[s:e], t.type) for s, e, t in table.find(text)] == [
+        ("congestive heart failure", "DISEASE"), ("Dobutamine", "DRUG"), ("heart failure", "DISEASE")]
+
+
+def test_table_round_trip_and_bad_rows(tmp_path):
+    table = _lexicon()
+    path = tmp_path / "lexicon.tsv"
+    table.save(path)
+    assert Lexicon.load(path) == table
+    lines = path.read_text(encoding="utf-8").splitlines()
+    path.write_text("\n".join([*lines[:2], "cisplatin\tDRUG\t\tmany\t3\t1.0", *lines[2:]]) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"lexicon.tsv:3: expected 6 tab-separated fields"):
+        Lexicon.load(path)
+    path.write_text("term\ttype\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"lexicon.tsv:1: expected the header"):
+        Lexicon.load(path)
+
+
+def _stage_folder(tmp_path, min_share: float = 0.7) -> str:
+    (tmp_path / "stages").mkdir(parents=True)
+    _lexicon().save(tmp_path / "stages" / "lexicon.tsv")
+    (tmp_path / "stages" / "lexicon.yaml").write_text(
+        f"table: lexicon.tsv\nmin_tagged: 2\nmin_rate: 0.6\nmin_share: {min_share}\n", encoding="utf-8")
+    return str(tmp_path)
+
+
+def test_the_stage_adds_the_terms_no_entity_holds(tmp_path):
+    folder = _stage_folder(tmp_path)
+    text = "Dobutamine in severe heart failure at a low dose ."
+    held = Entity("severe heart failure", 14, 34, "DISEASE", None, 0.6)
+    out = run_stages(text, [held], ["lexicon"], folder)
+    assert [(e.text, e.type, e.stages) for e in out] == [
+        ("Dobutamine", "DRUG", ("lexicon",)), ("severe heart failure", "DISEASE", ())]  # "dose": typed two ways
+    assert out[0].score == 0.75
+    assert run_stages(text, [held], ["lexicon"], _stage_folder(tmp_path / "b", min_share=0.5))[-1].text == "dose"
+
+
+def test_cli_builds_the_table_and_names_a_bad_line(tmp_path):
+    tagged = tmp_path / "tagged.jsonl"
+    tagged.write_text("".join(json.dumps(r) + "\n" for r in CORPUS) + '{"id": "x", "error": "too long"}\n',
+                      encoding="utf-8")
+    out = tmp_path / "lexicon.tsv"
+    res = uner("lexicon", str(tagged), "--out", str(out))
+    assert res.returncode == 0, res.stderr
+    assert Lexicon.load(out) == _lexicon()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(CORPUS[0]) + "\n" + '{"text": "x", "entities": [{"start": 0}]}\n', encoding="utf-8")
+    res = uner("lexicon", str(bad), "--out", str(tmp_path / "other.tsv"))
+    assert res.returncode == 2 and f"{bad}:2: expected a record of uner tag's JSONL output" in res.stderr
+    assert not (tmp_path / "other.tsv").exists()
+
+
+def test_the_biomedical_student_finds_a_drug_its_sentence_missed():
+    """The shipped biomedical student misses "acetaminophen" in this sentence; its corpus tagged it as a drug often
+    enough (the shipped table) for the ``lexicon`` stage to add it."""
+    from tests.helpers import BIO_STAGES
+    from uner.tagger import Student
+
+    text = "Ketoprofen but not acetaminophen impaired platelet function in patients with SAH ."
+    student = Student.from_pretrained("uner-student-bio")
+    assert student.stages == BIO_STAGES
+    ents = {e.text: e for e in next(student.tag([text]))}
+    assert ents["acetaminophen"].type == "DRUG" and ents["acetaminophen"].stages == ("lexicon",)
+    without = Student.from_pretrained("uner-student-bio", stages=BIO_STAGES[:-1])
+    assert "acetaminophen" not in {e.text for e in next(without.tag([text]))}

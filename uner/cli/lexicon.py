@@ -1,0 +1,60 @@
+"""`uner lexicon`: a domain's typed terms from its tagged corpus, for the ``lexicon`` stage (uner.vocab.lexicon)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..vocab.lexicon import Lexicon, Tagged
+from ._util import app, fail
+
+
+def read_tagged(paths: list[Path]) -> Iterator[Tagged]:
+    """(text, entities) of each record of ``uner tag`` JSONL files; records with an ``error`` are passed over;
+    ValueError naming the file and line of one that is not such a record."""
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            for line, row in enumerate(f, 1):
+                try:
+                    rec = json.loads(row)
+                    if "error" not in rec:
+                        ents = rec["entities"]
+                        if not all(isinstance(e["start"], int) and isinstance(e["end"], int) and e["type"]
+                                   for e in ents):
+                            raise TypeError
+                        yield rec["text"], ents
+                except (ValueError, KeyError, TypeError):
+                    raise ValueError(f"{path}:{line}: expected a record of uner tag's JSONL output (text, entities "
+                                     "with start, end and type)") from None
+
+
+@app.command()
+def lexicon(
+    tagged: Annotated[list[Path], typer.Argument(help="The domain corpus as uner tag wrote it (.jsonl).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The table to write (.tsv), e.g. LABELS/stages/lexicon.tsv.")],
+    min_tagged: Annotated[int, typer.Option(min=1, help="Strings tagged fewer times are not kept.")] = 2,
+) -> None:
+    """Count how often each tagged string of the corpus was tagged, with which type, and how often it occurs at
+    all, into a table for the lexicon stage."""
+    for path in tagged:
+        if not path.is_file():
+            fail(f"{path}: no such tagged file")
+    if not out.parent.is_dir():
+        fail(f"{out.parent}: no such folder for --out")
+
+    def progress(n: int) -> None:
+        print(f"\r{n:,} texts read", end="", file=sys.stderr, flush=True)
+
+    try:
+        table = Lexicon.build(lambda: read_tagged(tagged), min_tagged=min_tagged, progress=progress)
+    except ValueError as exc:
+        print(file=sys.stderr)
+        fail(str(exc))
+    print(file=sys.stderr)
+    table.save(out)
+    typer.echo(f"{out}: {len(table.terms):,} terms tagged at least {min_tagged} times")

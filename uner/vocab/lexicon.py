@@ -1,0 +1,155 @@
+"""A typed lexicon learned from a tagged corpus: the domain's terms, the type the tagger gives them, how reliably.
+
+One sentence is weak evidence for a span; a domain's corpus says a term many times. Over a corpus tagged by the
+teacher or a student (``uner tag`` output), each entity string gets three counts: how often it was tagged, how often
+it occurs at all (the same lower-cased tokens, tagged or not), and how many of its tags went to its most frequent
+type. A string tagged in most of its occurrences, nearly always with one type, is a term of the domain ("dobutamine"
+DRUG, "speech recognition" TASK); one tagged now and then ("dose", "recall") is not. The ``lexicon`` stage then finds
+such terms where the tagger missed them in one sentence (docs/design.md §3.3d) — the self-training reading of the
+"one sense per discourse" observation (Yarowsky 1995), with the corpus as the discourse, and the typed dictionary of
+distant supervision (AutoNER, Shang et al. 2018) made by the tagger instead of a curated resource.
+
+Tokens are those of the phrase counts (``uner.vocab.phrases.tokens``: lower-cased; "5-FU" and "5 - FU" alike).
+"""
+
+from __future__ import annotations
+
+import csv
+from collections import Counter, defaultdict
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..io.atomic import atomic_write_text
+from .phrases import tokens
+
+Tagged = tuple[str, Sequence[dict]]  # a text and its entities (dicts with start, end, type, subtype)
+COLUMNS = ("term", "type", "subtype", "tagged", "seen", "share")
+
+
+@dataclass(frozen=True)
+class Term:
+    """A lexicon entry: its most frequent written form, its type and subtype (the most frequent among its tags),
+    how often it was tagged and seen, and the share of its tags that gave this type."""
+
+    text: str
+    type: str
+    subtype: str | None
+    tagged: int
+    seen: int
+    share: float
+
+    @property
+    def rate(self) -> float:
+        """The share of its occurrences that were tagged."""
+        return min(1.0, self.tagged / self.seen) if self.seen else 0.0
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """Terms by their lower-cased tokens."""
+
+    terms: dict[tuple[str, ...], Term]
+    _lengths: dict[str, tuple[int, ...]] = field(init=False, repr=False, compare=False)  # by first token, longest first
+
+    def __post_init__(self) -> None:
+        lengths: dict[str, set[int]] = defaultdict(set)
+        for key in self.terms:
+            lengths[key[0]].add(len(key))
+        object.__setattr__(self, "_lengths", {t: tuple(sorted(n, reverse=True)) for t, n in lengths.items()})
+
+    @property
+    def types(self) -> tuple[str, ...]:
+        """The entity types its terms have."""
+        return tuple(sorted({t.type for t in self.terms.values()}))
+
+    @classmethod
+    def build(cls, corpus: Callable[[], Iterable[Tagged]], min_tagged: int = 2, max_tokens: int = 8,
+              progress: Callable[[int], None] | None = None) -> Lexicon:
+        """The terms of a tagged corpus tagged at least ``min_tagged`` times, of at most ``max_tokens`` tokens.
+        ``corpus()`` yields (text, entities) and is read twice: the tags first, then every occurrence."""
+        votes: dict[tuple[str, ...], Counter] = defaultdict(Counter)
+        forms: dict[tuple[str, ...], Counter] = defaultdict(Counter)
+        for text, entities in corpus():
+            for ent in entities:
+                written = text[ent["start"]:ent["end"]]
+                key = tuple(t for t, _, _ in tokens(written))
+                if 0 < len(key) <= max_tokens:
+                    votes[key][(ent["type"], ent.get("subtype"))] += 1
+                    forms[key][written] += 1
+        keys = {k for k, v in votes.items() if v.total() >= min_tagged}
+        longest = max(map(len, keys), default=0)
+        seen: Counter = Counter()
+        for n, (text, _) in enumerate(corpus(), 1):
+            toks = [t for t, _, _ in tokens(text)]
+            for i in range(len(toks)):
+                for j in range(i + 1, min(i + longest, len(toks)) + 1):
+                    if tuple(toks[i:j]) in keys:
+                        seen[tuple(toks[i:j])] += 1
+            if progress and n % 1000 == 0:
+                progress(n)
+        terms = {}
+        for key in keys:
+            by_type = Counter()
+            for (type_, _), c in votes[key].items():
+                by_type[type_] += c
+            type_, top = by_type.most_common(1)[0]
+            subtype = Counter({s: c for (t, s), c in votes[key].items() if t == type_}).most_common(1)[0][0]
+            tagged = votes[key].total()
+            terms[key] = Term(forms[key].most_common(1)[0][0], type_, subtype, tagged, max(seen[key], tagged),
+                              round(top / tagged, 4))
+        return cls(terms)
+
+    def select(self, min_tagged: int = 1, min_rate: float = 0.0, min_share: float = 0.0,
+               types: Collection[str] | None = None) -> Lexicon:
+        """The terms tagged at least ``min_tagged`` times, in at least ``min_rate`` of their occurrences, with at
+        least ``min_share`` of their tags on their type, and of one of ``types`` (None: any)."""
+        return Lexicon({k: t for k, t in self.terms.items()
+                        if t.tagged >= min_tagged and t.rate >= min_rate and t.share >= min_share
+                        and (types is None or t.type in types)})
+
+    def find(self, text: str) -> list[tuple[int, int, Term]]:
+        """The terms in ``text``, as (start, end, term) character offsets: at each token the longest term that
+        starts there, left to right, none overlapping."""
+        toks = tokens(text)
+        words = [t for t, _, _ in toks]
+        out, i = [], 0
+        while i < len(toks):
+            for n in self._lengths.get(words[i], ()):
+                term = self.terms.get(tuple(words[i : i + n])) if i + n <= len(words) else None
+                if term is not None:
+                    out.append((toks[i][1], toks[i + n - 1][2], term))
+                    i += n
+                    break
+            else:
+                i += 1
+        return out
+
+    def save(self, path: str | Path) -> None:
+        """A TSV file (``COLUMNS``, most tagged first), written whole or not at all."""
+        rows = ["\t".join(COLUMNS)]
+        for t in sorted(self.terms.values(), key=lambda t: (-t.tagged, t.text)):
+            rows.append("\t".join([t.text, t.type, t.subtype or "", str(t.tagged), str(t.seen), f"{t.share:.4f}"]))
+        atomic_write_text(path, "\n".join(rows) + "\n")
+
+    @classmethod
+    def load(cls, path: str | Path) -> Lexicon:
+        """A table written by ``save``; ValueError naming the file and line of a bad row."""
+        terms = {}
+        with open(path, encoding="utf-8", newline="") as f:
+            rows = csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE)
+            if next(rows, None) != list(COLUMNS):
+                raise ValueError(f"{path}:1: expected the header {' '.join(COLUMNS)}")
+            for line, row in enumerate(rows, 2):
+                try:
+                    text, type_, subtype, tagged, seen, share = row
+                    term = Term(text, type_, subtype or None, int(tagged), int(seen), float(share))
+                except ValueError:
+                    raise ValueError(f"{path}:{line}: expected {len(COLUMNS)} tab-separated fields "
+                                     f"({', '.join(COLUMNS)})") from None
+                key = tuple(t for t, _, _ in tokens(text))
+                if not key or not type_:
+                    raise ValueError(f"{path}:{line}: a term and its type must not be empty")
+                terms[key] = term
+        return cls(terms)
+
