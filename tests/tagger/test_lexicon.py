@@ -114,3 +114,12 @@ def test_the_biomedical_student_finds_a_drug_its_sentence_missed():
     assert ents["acetaminophen"].type == "DRUG" and ents["acetaminophen"].stages == ("lexicon",)
     without = Student.from_pretrained("uner-student-bio", stages=BIO_STAGES[:-1])
     assert "acetaminophen" not in {e.text for e in next(without.tag([text]))}
+
+
+def test_a_term_near_the_end_of_a_text_is_seen_once():
+    records = [_record("Heart failure and shock .", ("Heart failure and shock", "DISEASE")),
+               _record("Heart failure and shock .", ("Heart failure and shock", "DISEASE")),
+               _record("It was heart failure", ("heart failure", "DISEASE")),
+               _record("Again heart failure", ("heart failure", "DISEASE"))]
+    terms = _lexicon(records).terms
+    assert terms[("heart", "failure")].seen == 4 and terms[("heart", "failure", "and", "shock")].seen == 2

@@ -53,10 +53,7 @@ class Lexicon:
     _lengths: dict[str, tuple[int, ...]] = field(init=False, repr=False, compare=False)  # by first token, longest first
 
     def __post_init__(self) -> None:
-        lengths: dict[str, set[int]] = defaultdict(set)
-        for key in self.terms:
-            lengths[key[0]].add(len(key))
-        object.__setattr__(self, "_lengths", {t: tuple(sorted(n, reverse=True)) for t, n in lengths.items()})
+        object.__setattr__(self, "_lengths", _lengths(self.terms))
 
     @property
     def types(self) -> tuple[str, ...]:
@@ -72,20 +69,20 @@ class Lexicon:
         forms: dict[tuple[str, ...], Counter] = defaultdict(Counter)
         for text, entities in corpus():
             for ent in entities:
-                written = text[ent["start"]:ent["end"]]
+                written = " ".join(text[ent["start"]:ent["end"]].split())  # (one line of the table)
                 key = tuple(t for t, _, _ in tokens(written))
                 if 0 < len(key) <= max_tokens:
                     votes[key][(ent["type"], ent.get("subtype"))] += 1
                     forms[key][written] += 1
         keys = {k for k, v in votes.items() if v.total() >= min_tagged}
-        longest = max(map(len, keys), default=0)
+        lengths = _lengths(keys)
         seen: Counter = Counter()
         for n, (text, _) in enumerate(corpus(), 1):
-            toks = [t for t, _, _ in tokens(text)]
-            for i in range(len(toks)):
-                for j in range(i + 1, min(i + longest, len(toks)) + 1):
-                    if tuple(toks[i:j]) in keys:
-                        seen[tuple(toks[i:j])] += 1
+            words = [t for t, _, _ in tokens(text)]
+            for i, word in enumerate(words):
+                for length in lengths.get(word, ()):
+                    if i + length <= len(words) and tuple(words[i : i + length]) in keys:
+                        seen[tuple(words[i : i + length])] += 1
             if progress and n % 1000 == 0:
                 progress(n)
         terms = {}
@@ -153,3 +150,10 @@ class Lexicon:
                 terms[key] = term
         return cls(terms)
 
+
+def _lengths(keys: Iterable[tuple[str, ...]]) -> dict[str, tuple[int, ...]]:
+    """The lengths of the ``keys`` that start with each token, longest first (so that a text is read once)."""
+    lengths: dict[str, set[int]] = defaultdict(set)
+    for key in keys:
+        lengths[key[0]].add(len(key))
+    return {t: tuple(sorted(n, reverse=True)) for t, n in lengths.items()}
