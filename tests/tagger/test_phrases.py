@@ -1,5 +1,6 @@
-"""Phrase statistics (uner.vocab.phrases) and the stages that move entity edges by them: phrase_bounds, and
-degree_modifiers that drops the gradable words opening an entity."""
+"""Phrase statistics (uner.vocab.phrases) and the stages that read them: phrase_bounds that moves entity edges,
+degree_modifiers that drops the gradable words opening an entity, and class_nouns that drops the entities naming a
+class."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ import pytest
 
 from tests.helpers import BIO_STAGES, uner
 from uner.tagger import Entity, TaggerConfig, run_stages
-from uner.tagger.stages.phrases import DegreeWords, PhraseDoc, PhraseWords, bounds, degree_modifiers, phrase_bounds
+from uner.tagger.stages.phrases import (ClassWords, DegreeWords, PhraseDoc, PhraseWords, bounds, class_nouns,
+                                        degree_modifiers, phrase_bounds)
 from uner.vocab.phrases import PhraseCounts, ngram_hash, tokens
 
 
@@ -145,7 +147,7 @@ def test_degree_modifiers_drop_the_words_the_corpus_grades():
     corpus = CORPUS + ["The pain was very severe."] * 3 + ["Severe combined immunodeficiency was found."] * 10
     counts = PhraseCounts.mine(corpus, max_n=4, min_count=2, n_frequent=0)
     words = DegreeWords(counts, ("very",), min_share=0.05, min_count=10, keep_tie=0.3)
-    assert words.graded("severe") and not words.graded("dilated") and not words.graded("heart")
+    assert words.follows(("severe",)) and not words.follows(("dilated",)) and not words.follows(("heart",))
     assert _degree(words, "severe heart failure", "dilated cardiomyopathy", "severe combined immunodeficiency",
                    "severe", "severe - heart failure") == [
         "heart failure", "dilated cardiomyopathy", "severe combined immunodeficiency", "severe",
@@ -184,6 +186,41 @@ def test_the_biomedical_taggers_complete_names_from_the_corpus(tmp_path, engine)
         assert ents["5 - FU"]["type"] == "DRUG" and "phrase_bounds" in ents["5 - FU"]["stages"] and "FU" not in ents
     else:
         assert "phrase_bounds" in ents["dilated cardiomyopathy"]["stages"]
+
+
+def test_class_nouns_drop_what_the_corpus_writes_after_a_determiner():
+    """"dose" follows "a" or "the" in 8 of its 14 uses: a class, so it goes; "morphine" never does; an entity of a
+    type the stage does not judge stays, and so does a term seen too rarely to judge."""
+    corpus = ["A dose of morphine was given."] * 5 + ["The dose was high."] * 3 + ["Morphine dose was low."] * 6
+    counts = PhraseCounts.mine(corpus, max_n=4, min_count=2, n_frequent=0)
+    text = "The dose of morphine and the dose ."
+    ents = [Entity("dose", 4, 8, "DRUG", None, 0.5), Entity("morphine", 12, 20, "DRUG", None, 0.5),
+            Entity("dose", 29, 33, "GENE", None, 0.5)]
+    words = ClassWords(counts, ("a", "the"), min_share=0.5, min_count=10, types=("DRUG",))
+    assert words.follows(("dose",)) and not words.follows(("morphine",))
+    assert [(e.text, e.type) for e in class_nouns(text, ents, words=words)] == [("morphine", "DRUG"), ("dose", "GENE")]
+    stricter = ClassWords(counts, ("a", "the"), min_share=0.6, min_count=10, types=("DRUG",))
+    assert len(class_nouns(text, ents, words=stricter)) == 3  # (8 of 14 < 0.6)
+    rarer = ClassWords(counts, ("a", "the"), min_share=0.5, min_count=20, types=("DRUG",))
+    assert len(class_nouns(text, ents, words=rarer)) == 3  # (seen too rarely to judge)
+
+
+@pytest.mark.parametrize("engine", [("--engine", "student", "--model", "uner-student-bio"), ("--model", "uner-bio")])
+def test_the_biomedical_taggers_leave_out_class_nouns(tmp_path, engine):
+    """End to end with the shipped biomedical models and table: "single dose" and "drug" are no drugs, "risk" no
+    disease; "morphine" and "seizures" stay. Both engines tag them without the stage (the domain's last)."""
+    src = tmp_path / "in.txt"
+    src.write_text("A single dose of the drug reduced the risk of seizures in patients treated with morphine .\n")
+    found = {}
+    assert BIO_STAGES[-1] == "class_nouns"
+    for stages in (("--stages", ",".join(BIO_STAGES[:-1])), ()):
+        out = uner("tag", str(src), *engine, *stages)
+        assert out.returncode == 0, out.stderr
+        found[stages] = {e["text"]: e["type"] for e in json.loads(out.stdout)["entities"]}
+    before, after = found.values()
+    assert {"single dose", "drug"} <= before.keys() and "single dose" not in after and "drug" not in after
+    assert after["morphine"] == "DRUG" and after["seizures"] == "DISEASE"
+    assert after.keys() == before.keys() - {"single dose", "drug", "risk"}
 
 
 def test_uner_phrases_writes_the_table_the_stage_reads(tmp_path):

@@ -84,6 +84,12 @@ class PhraseCounts:
         i = int(keys.searchsorted(h))
         return int(self.counts[n - 1][i]) if i < len(keys) and keys[i] == h else 0
 
+    def after(self, words: Sequence[str], before: Iterable[str]) -> tuple[int, float]:
+        """How often ``words`` occurs, and the share of those occurrences that follow one of the words ``before``
+        ("severe" after "very" or "so"; "dose" after "a" or "the")."""
+        seen = self.count(words)
+        return seen, (sum(self.count([b, *words]) for b in before) / seen if seen else 0.0)
+
     @classmethod
     def mine(cls, texts: Iterable[str], max_n: int = 5, min_count: int = 3, connectors: Iterable[str] = ("-",),
              n_frequent: int = 50, chunk_tokens: int = 5_000_000, progress=None) -> PhraseCounts:

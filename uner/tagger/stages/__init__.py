@@ -15,7 +15,8 @@ Shipped stages: two conventions of English news, the general domain's, ``person_
 defined in the document, "long form (SF)", typed as its long form's entity (it may add entities);
 ``phrase_bounds`` and ``degree_modifiers`` (``phrases``), edges moved by the domain corpus's phrase counts;
 ``name_pieces`` (``pieces``), names built from hyphen-joined pieces made whole (it joins entities, so it may drop some);
-and ``lexicon`` (``lexicon``), the terms the domain's tagged corpus knows, added where a sentence missed them.
+``lexicon`` (``lexicon``), the terms the domain's tagged corpus knows, added where a sentence missed them; and
+``class_nouns`` (``phrases``), the entities that name a class ("a dose", "the drug") dropped.
 """
 
 from __future__ import annotations
