@@ -205,6 +205,15 @@ def test_class_nouns_drop_what_the_corpus_writes_after_a_determiner():
     assert len(class_nouns(text, ents, words=rarer)) == 3  # (seen too rarely to judge)
 
 
+def test_the_verdicts_kept_are_bounded(monkeypatch):
+    """A long run meets ever more entity texts: the verdicts kept stay few, and a verdict dropped is found again."""
+    monkeypatch.setattr("uner.tagger.stages.phrases._MAX_JUDGED", 2)
+    counts = PhraseCounts.mine(["A dose of morphine was given."] * 12, max_n=4, min_count=2, n_frequent=0)
+    words = ClassWords(counts, ("a",), min_share=0.5, min_count=10, types=("DRUG",))
+    verdicts = [words.follows((w,)) for w in ("dose", "morphine", "was", "given", "dose", "of", "dose")]
+    assert verdicts == [True, False, False, False, True, False, True] and len(words._judged) <= 2
+
+
 @pytest.mark.parametrize("engine", [("--engine", "student", "--model", "uner-student-bio"), ("--model", "uner-bio")])
 def test_the_biomedical_taggers_leave_out_class_nouns(tmp_path, engine):
     """End to end with the shipped biomedical models and table: "single dose" and "drug" are no drugs, "risk" no

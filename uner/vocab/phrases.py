@@ -86,7 +86,8 @@ class PhraseCounts:
 
     def after(self, words: Sequence[str], before: Iterable[str]) -> tuple[int, float]:
         """How often ``words`` occurs, and the share of those occurrences that follow one of the words ``before``
-        ("severe" after "very" or "so"; "dose" after "a" or "the")."""
+        ("severe" after "very" or "so"; "dose" after "a" or "the"). The table keeps no n-gram longer than ``max_n``
+        nor one seen fewer than ``min_count`` times, so the share is 0 for ``max_n`` words and low near the floor."""
         seen = self.count(words)
         return seen, (sum(self.count([b, *words]) for b in before) / seen if seen else 0.0)
 

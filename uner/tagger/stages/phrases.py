@@ -30,8 +30,8 @@ The ``class_nouns`` stage, from the same table, drops the entities that name a c
 drug", "these symptoms". English writes a common count noun after an article or another determiner (the list in the
 labels' ``stages/class_nouns.yaml``) and a name or a substance without one, so the corpus shows which is which: an
 entity whose words follow a determiner in at least ``min_share`` of their ``min_count`` or more occurrences goes
-("dose" 20 %, "drug" 26 %, "single dose" 75 % of their occurrences in the biomedical abstracts), where "morphine"
-and "hypotension" (under 3 %) or "breast cancer" (2 %) stay. Only the entities of the listed ``types`` are judged.
+("dose" 20.1 %, "drug" 26 %, "single dose" 75 % of their occurrences in the biomedical abstracts), where "morphine"
+and "hypotension" (under 3 %) or "breast cancer" (1.5 %) stay. Only the entities of the listed ``types`` are judged.
 """
 
 from __future__ import annotations
@@ -69,6 +69,9 @@ def load_counts(path) -> PhraseCounts:
     return PhraseCounts.load(path)
 
 
+_MAX_JUDGED = 1 << 16  # the verdicts an AfterWords keeps
+
+
 @dataclass(frozen=True)
 class AfterWords:
     """The phrase-count table, a list of words, and how often a term must follow them (in ``min_share`` of its
@@ -83,6 +86,8 @@ class AfterWords:
     def follows(self, words: tuple[str, ...]) -> bool:
         """Whether the corpus writes the lower-cased token sequence ``words`` after the list's words often enough."""
         if words not in self._judged:
+            if len(self._judged) >= _MAX_JUDGED:  # (a long run meets ever more entity texts: start again)
+                self._judged.clear()
             seen, share = self.counts.after(words, self.before)
             self._judged[words] = seen >= self.min_count and share >= self.min_share
         return self._judged[words]
