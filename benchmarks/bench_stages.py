@@ -28,9 +28,8 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=2000)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--model", default="uner-student-bio")
-    ap.add_argument("--stages", nargs="+", default=["abbreviations", "phrase_bounds", "name_pieces", "degree_modifiers",
-                                                    "lexicon", "class_nouns",
-                                                    ",".join(TaggerConfig.for_domain("biomedical").stages)])
+    bio = TaggerConfig.for_domain("biomedical").stages
+    ap.add_argument("--stages", nargs="+", default=[*bio, ",".join(bio)], help="each alone, then all in order")
     ap.add_argument("--context", type=int, default=20, help="the document pass reads this many sentences back")
     ap.add_argument("--teacher", type=int, default=0, help="then the uner-bio teacher on this many sentences")
     args = ap.parse_args()
