@@ -50,7 +50,7 @@ def test_adapt_makes_a_folder_for_the_page_and_continues_where_it_stopped(tmp_pa
     assert config.context_margin == 0.0  # … and every span is asked in its sentence (titles are told there)
     # algorithm and backpropagation are lower case in the corpus, Thriller is not: common nouns of ALGORITHM only
     assert "lower-case types: ALGORITHM" in res.stdout
-    assert config.common_types == ("ALGORITHM",) and config.span_policy == "named"
+    assert config.common_types == ("ALGORITHM",) and config.span_policy == "named" and config.common_head_weight == 0.5
     shown = uner("labels", "show", "algorithm", "--labels", str(out))
     assert "own labels: ALGORITHM" in shown.stdout, shown.stdout  # the compiled table knows the seed
     lines = (out / "descriptors.jsonl").read_text(encoding="utf-8").splitlines()

@@ -46,7 +46,19 @@ def test_named_policy_keeps_names_whole_and_marks_common_nouns():
     assert spans == {"Barack Obama": True, "Paris": True, "executives": False, "Toyota": True}
     spans = _named("The Chinese Ministry of Commerce said the BRCA1 gene was found by Procter & Gamble .")
     assert spans["Chinese Ministry of Commerce"] and spans["BRCA1"] and spans["Procter & Gamble"]
-    assert spans["gene"] is False
+    assert spans["BRCA1 gene"] is False  # (a common noun that a name modifies: a compound, below)
+
+
+def test_named_policy_makes_a_compound_of_a_name_and_the_common_noun_it_modifies():
+    text = "He won the 2001 Italian general election , the 1992 United Kingdom general election and Toyota 's shares ."
+    spans = _named(text)
+    # the common noun takes the name before it and the year before that (a number meeting a proper noun began a
+    # run of its own); the names stay candidates of their own; a possessive is no compound
+    assert spans["2001 Italian general election"] is False and spans["1992 United Kingdom general election"] is False
+    assert spans["Italian"] and spans["United Kingdom"] and spans["Toyota"] and spans["shares"] is False
+    assert "general election" not in spans and "Toyota 's shares" not in spans
+    names = {text[s.start : s.end] for s in candidate_spans(load_spacy()(text), policy="names")}
+    assert names == {"Italian", "United Kingdom", "Toyota"}  # (the names policy has no common nouns, compounds none)
 
 
 def test_names_policy_is_the_named_policy_without_its_common_nouns():

@@ -59,6 +59,9 @@ TERMS_PER_SPAN = 8  # descriptor words kept per span: the ones its vote rests on
 CASING_PARAGRAPHS = 50_000  # corpus paragraphs (per file) read for the seeds' casing
 # a common-noun span of a lower-case type is kept above this share (CrossNER AI and music dev: docs/accuracy.md §7)
 COMMON_MIN_SCORE = 0.3
+# … and typed by its head word at this weight ("general election", "Huber loss"; chosen on CrossNER AI and politics
+# dev, end to end 0.288 -> 0.375 and 0.445 -> 0.565; the other three measured: docs/accuracy.md §7)
+COMMON_HEAD_WEIGHT = 0.5
 
 
 @dataclass
@@ -135,7 +138,8 @@ def adapt(config: AdaptConfig, echo: Callable[[str], None] = print) -> Path:
 
 def find_casing(config: AdaptConfig, labels: LabelsFolder) -> dict[str, float]:
     """The folder's own types (its ``seeds.yaml``) that the corpus writes in lower case, written into its
-    ``tagger.yaml`` (``common_types``, with the ``named`` span policy; removed when there are none)."""
+    ``tagger.yaml`` (``common_types``, with the ``named`` span policy and their share and head weight; removed when
+    there are none)."""
     seeds = load_seeds([labels.seeds_path], labels.load_types()) if labels.seeds_path.is_file() else {}
     by_type: dict[str, list[str]] = {}
     for term, kinds in seeds.items():  # (term -> its types)
@@ -147,10 +151,11 @@ def find_casing(config: AdaptConfig, labels: LabelsFolder) -> dict[str, float]:
     settings = doc.setdefault("settings", {})
     if not found and "common_types" not in settings:
         return found  # (the file stays as it is, comments and all)
-    for key in ("span_policy", "common_types", "common_min_score"):
+    for key in ("span_policy", "common_types", "common_min_score", "common_head_weight"):
         settings.pop(key, None)
     if found:
-        settings.update(span_policy="named", common_types=sorted(found), common_min_score=COMMON_MIN_SCORE)
+        settings.update(span_policy="named", common_types=sorted(found), common_min_score=COMMON_MIN_SCORE,
+                        common_head_weight=COMMON_HEAD_WEIGHT)
     atomic_write_text(labels.tagger_path, ADAPTED_TAGGER.splitlines()[0] + "\n"
                       + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True))
     return found

@@ -304,7 +304,7 @@ def test_a_dotted_abbreviation_votes_as_the_word_without_its_dots(shipped):
 def test_common_types_keep_only_their_own_common_noun_spans(shipped):
     """Under ``named``, a common-noun span is kept only when typed one of ``common_types`` (a domain's lower-case
     types, ``uner adapt``); names are not affected, and the others stay as rejected candidates."""
-    text = "Duran told Reuters that Pirelli shares rose 3 percent in the steel market after the election ."
+    text = "Duran told Reuters that shares of Pirelli rose 3 percent in the steel market after the election ."
     named = dict(span_policy="named", common_min_score=0.0)
     shipped.config = dataclasses.replace(PLAIN, **named)
     every = next(shipped.tag([text]))
@@ -318,3 +318,33 @@ def test_common_types_keep_only_their_own_common_noun_spans(shipped):
     assert {e.text for e in next(shipped.tag([text]))} == {e.text for e in every if e.named}
     with_rejected = {e.text: e.kept for e in next(shipped.tag([text], rejected=True))}
     assert all(with_rejected[e.text] is False for e in common)
+
+
+def test_a_kept_compound_is_the_entity_over_the_name_inside_it(shipped):
+    """A common noun that a name modifies is a compound candidate ("Pirelli shares", ``uner.spans``): kept, it is the
+    entity there and the name inside it is rejected; not kept (not one of ``common_types``), the name stands."""
+    text = "Duran told Reuters that Pirelli shares rose 3 percent ."
+    named = dict(span_policy="named", common_min_score=0.0)
+    shipped.config = dataclasses.replace(PLAIN, **named)
+    ents = {e.text: e for e in next(shipped.tag([text], rejected=True))}
+    assert ents["Pirelli shares"].kept and not ents["Pirelli"].kept
+    assert "Pirelli" not in {e.text for e in next(shipped.tag([text]))}
+    shipped.config = dataclasses.replace(PLAIN, **named, common_types=("NO_SUCH_TYPE",))
+    assert {"Pirelli", "Reuters"} <= {e.text for e in next(shipped.tag([text]))}
+
+
+def test_common_head_weight_types_a_common_noun_by_its_head_and_leaves_names_alone(shipped):
+    """``common_head_weight``: a common-noun span's last word votes with its own labels at that weight ("shares" is
+    an ordinary word, "market" an organisation's); names' votes do not change."""
+    text = "Duran told Reuters that shares of Pirelli rose 3 percent in the steel market ."
+    by = {}
+    for weight in (0.0, 0.9):
+        shipped.config = dataclasses.replace(PLAIN, span_policy="named", common_min_score=0.0,
+                                             common_head_weight=weight)
+        by[weight] = {e.text: e for e in next(shipped.tag([text], rejected=True))}
+    assert (by[0.0]["shares"].type, by[0.9]["shares"].type) == ("ORGANIZATION", "OTHER")
+    assert by[0.9]["steel market"].type == "ORGANIZATION" and by[0.9]["steel market"].score > by[0.0]["steel market"].score
+    assert all(by[0.9][t].score == by[0.0][t].score and by[0.9][t].type == by[0.0][t].type
+               for t in ("Duran", "Reuters", "Pirelli"))
+    with pytest.raises(ValueError, match="common_head_weight"):
+        TaggerConfig(common_head_weight=1.0)

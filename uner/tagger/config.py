@@ -63,6 +63,8 @@ class TaggerConfig:
     min_score: float = 0.2  # a span is an entity only when its top type's share of the votes exceeds this
     subtype_share: float = 0.3  # a subtype is reported when it holds at least this share of its type's votes
     head_weight: float = 0.0  # share of the span's own last word's labels ("IL-2 mRNA": mrna -> RNA) in its votes
+    common_head_weight: float = 0.0  # … of a common-noun span's last word ("named" policy: "general election",
+    #                                   "Huber loss": the head names the class; ``uner adapt`` sets it with common_types)
     name_weight: float = 0.3  # … of a one-word name's own labels, if larger ("Toyota", "Reuters": companies)
     name_not_entity: float = 0.5  # a name's not-entity votes (OTHER) count this much: a proper name is an entity
     weighting: Weighting = Weighting()
@@ -114,8 +116,10 @@ class TaggerConfig:
             raise ValueError("at least one of the context-dependent or context-independent inputs is needed")
         if not 0 <= self.cs_weight <= 1 or not 0 <= self.min_score < 1 or not 0 <= self.common_min_score < 1:
             raise ValueError("cs_weight must be in [0, 1], min_score and common_min_score in [0, 1)")
-        if not 0 < self.subtype_share <= 1 or not 0 <= self.head_weight < 1 or not 0 <= self.name_weight < 1:
-            raise ValueError("subtype_share must be in (0, 1], head_weight and name_weight in [0, 1)")
+        if not 0 < self.subtype_share <= 1 or not all(0 <= w < 1 for w in (self.head_weight, self.name_weight,
+                                                                           self.common_head_weight)):
+            raise ValueError("subtype_share must be in (0, 1], head_weight, common_head_weight and name_weight in "
+                             "[0, 1)")
         if not 0 <= self.context_margin < 1:
             raise ValueError("context_margin must be in [0, 1)")
         if self.max_context_words < 1:

@@ -144,12 +144,11 @@ class BaseTagger(ABC):
             by_end = [{t.idx + len(t): t.tag_ for t in d} for d in docs]  # (PTB tags by token end, per document)
             tags = [doc_tags for doc_tags, doc_spans in zip(by_end, spans) for _ in doc_spans]
             ents = self._inner_names(inner, flat, tags, ents, explain, cache)
-        if not rejected:
-            ents = [e if e is not None and e.kept else None for e in ents]
         out: list[list[Entity]] = []
         k = 0
         for text, doc_spans in zip(texts, spans):
-            doc_ents = [e for e in ents[k : k + len(doc_spans)] if e is not None]
+            doc_ents = [e for e in _names_in_compounds(ents[k : k + len(doc_spans)])
+                        if e is not None and (rejected or e.kept)]
             k += len(doc_spans)
             given = any(sp.given for sp in doc_spans)
             out.append(doc_ents if given else run_stages(text, doc_ents, self.config.stages, self.stage_folder))
@@ -194,6 +193,14 @@ class BaseTagger(ABC):
     def explain(self, ids: np.ndarray, logits: np.ndarray) -> list[list[dict]]:
         """The usable descriptors of each input with their logits and strongest label."""
         return self.scorer.describe(ids, logits)
+
+
+def _names_in_compounds(ents: Sequence[Entity | None]) -> list[Entity | None]:
+    """A kept common-noun entity that holds a name's entity ("Italian general election": the ``named`` policy's
+    compound, ``uner.spans``) is the entity there: the name inside it is rejected."""
+    compounds = [(e.start, e.end) for e in ents if e is not None and e.kept and not e.named]
+    return [replace(e, kept=False) if e is not None and e.kept and e.named
+            and any(a <= e.start and e.end <= b for a, b in compounds) else e for e in ents]
 
 
 class Tagger(BaseTagger):
@@ -335,11 +342,12 @@ class Tagger(BaseTagger):
                 open_ = self.scorer.type_margin(short) < cfg.context_margin
         weights = share * asked
         votes = np.einsum("spl,sp->sl", votes, weights / weights.sum(1, keepdims=True))
-        if cfg.head_weight or cfg.name_weight:
+        if cfg.head_weight or cfg.name_weight or cfg.common_head_weight:
             words = [text[sp.start : sp.end].split() for text, sp in spans]
             # a trailing number is not the head ("caspase - 9", "nuclear factor 1"): it would vote MEASURE
             own = self.scorer.term_votes([w[-1] if any(c.isalpha() for c in w[-1]) else "" for w in words])
-            weight = np.array([max(cfg.head_weight, cfg.name_weight) if sp.named and len(w) == 1 else cfg.head_weight
+            weight = np.array([max(cfg.head_weight, cfg.name_weight if len(w) == 1 else 0) if sp.named
+                               else max(cfg.head_weight, cfg.common_head_weight)
                                for (_, sp), w in zip(spans, words)], np.float32)[:, None] * (own.sum(1, keepdims=True) > 0)
             votes = (1 - weight) * votes + weight * own
         if cfg.name_not_entity < 1:

@@ -161,7 +161,7 @@ class SpanScores:
         type_row = self.type_row(k)
         best = int(np.argmax(type_row))
         cut = max(self.min_score if min_score is None else min_score, float(self.type_min[best]))
-        kept = type_row[best] > cut and best not in self.not_entity
+        kept = bool(type_row[best] > cut) and best not in self.not_entity
         if not (kept or rejected):
             return None
         dist = {self.type_names[j]: round(float(v), 4) for j, v in enumerate(type_row) if v > 0}
