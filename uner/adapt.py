@@ -164,11 +164,13 @@ def find_casing(config: AdaptConfig, labels: LabelsFolder) -> dict[str, float]:
 def collect_descriptors(config: AdaptConfig, echo: Callable[[str], None] = print) -> None:
     """The teacher over a sample of the corpus: per sentence, each candidate span (kept or not) with the
     descriptor words predicted for it, to ``descriptors.jsonl``; the kept entities to ``tagged.jsonl``.
-    Appends a sentence at a time and continues after the last complete one."""
+    Appends a batch at a time and continues after the last whole batch: the same batches as an uninterrupted
+    run, so the same output (a batch's padding moves the floats, and near-equal descriptors could swap)."""
     out = config.out
     sents, _ = sample_sentences(config.sources, config.sentences, config.seed)
     part, tagged_part = out / (DESCRIPTORS_FILE + ".part"), out / (TAGGED_FILE + ".part")
-    done = _complete_lines(part)
+    done = _complete_lines(part) // config.batch_size * config.batch_size
+    _truncate(part, done)
     _truncate(tagged_part, done)
     tagger = load_tagger(model=config.model, labels=out, config=TaggerConfig.for_labels(LabelsFolder(out)))
     with open(part, "a", encoding="utf-8") as f, open(tagged_part, "a", encoding="utf-8") as t:
