@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from uner.spans import candidate_spans, load_spacy, parse_for_spans, parse_inline
+from uner.tagger.core import head_joins
 from uner.tagger.stages.titles import strip_title
 
 
@@ -122,3 +123,27 @@ def test_titles_before_a_name_are_cut(name, expected):
     text = f"Yesterday {name} said so."
     start, end = len("Yesterday "), len("Yesterday ") + len(name)
     assert text[strip_title(text, start, end) : end] == expected
+
+
+def test_head_joins_join_a_name_to_its_complement_only_after_a_common_word():
+    text = ("Smith won the Grammy Award for Best Rock Album at the Conference on Neural Information Processing Systems "
+            "for the Democratic Party of the Left , and Keith O'Neill of Norwich City played Jones for Arsenal .")
+    heads = {"Award", "Conference", "Party"}  # (the tagger's test: a common vocabulary word, not a person's)
+    doc = load_spacy()(text)
+
+    def spans(joins):
+        return {text[s.start : s.end] for s in candidate_spans(doc, policy="names", of_head=heads.__contains__,
+                                                                 head_joins=joins)}
+
+    joined = spans(head_joins())  # (the shipped labels' stages/head_joins.yaml)
+    assert {"Grammy Award for Best Rock Album", "Conference on Neural Information Processing Systems",
+            "Democratic Party of the Left"} <= joined
+    assert {"Keith O'Neill", "Norwich City", "Jones", "Arsenal"} <= joined  # (not after a common word: two names)
+    assert {"Grammy Award", "Best Rock Album", "Democratic Party", "Left"} <= spans(frozenset())  # (switched off)
+
+
+def test_a_bad_head_joins_file_is_named(tmp_path):
+    (tmp_path / "stages").mkdir()
+    (tmp_path / "stages" / "head_joins.yaml").write_text("joins: [for, on]\n", encoding="utf-8")  # (on: YAML's true)
+    with pytest.raises(ValueError, match=r"head_joins\.yaml: 'joins' must be a list of words"):
+        head_joins(str(tmp_path))

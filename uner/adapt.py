@@ -48,12 +48,14 @@ STATE_FILE = "adapt.json"
 # the shipped type's words vote for the type alone (end to end 0.236 -> 0.300 and 0.228 -> 0.329); and every span is
 # asked in its sentence, since a person's types are often told by it alone ("Abbey Road" an album), where the short
 # templates are sure of a shipped type (CrossNER music and AI dev, end to end 0.361 -> 0.334 and 0.286 -> 0.276 with
-# the general context_margin, docs/accuracy.md §5.9)
+# the general context_margin, docs/accuracy.md §5.9); and a name after a common word takes its complement across the
+# labels' head_joins words ("Grammy Award for Best Rock Album"; CrossNER dev, all five domains up: §7)
 ADAPTED_TAGGER = """# uner adapt: the tagger settings of these labels (docs/accuracy.md §7); edit freely
 domain: general
 settings:
   subtype_share: 0.1
   context_margin: 0.0
+  head_joins: true
 """
 TERMS_PER_SPAN = 8  # descriptor words kept per span: the ones its vote rests on
 CASING_PARAGRAPHS = 50_000  # corpus paragraphs (per file) read for the seeds' casing

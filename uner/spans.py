@@ -11,7 +11,9 @@ Three span policies (``SPAN_POLICIES``):
   nouns, capitalised words that do not open the sentence, letter+digit shapes ("BRCA1",
   "COVID-19") — joined across "of", "de", "&" … when a name follows ("Bank of England"; across "of" only
   when the word before it passes the caller's ``of_head`` test, so that "Keith O'Neill of Norwich City" stays
-  two names: the tagger's test is "a common vocabulary word, not a person's", true of "Bank"). What is
+  two names: the tagger's test is "a common vocabulary word, not a person's", true of "Bank"); with the domain's
+  ``head_joins`` (the labels' ``stages/head_joins.yaml``, switched on per domain by ``TaggerConfig.head_joins``),
+  across more prepositions after such a word too ("Grammy Award for Best Rock Album", "Party of the Left"). What is
   left of a run is still a candidate but marked ``named=False``: the tagger keeps such a common
   noun only when its votes are very confident. A common noun that a name modifies in the same run takes the name,
   and the number just before it, as a compound ("1992 United Kingdom general election", "PCA whitening", "BRCA1
@@ -79,9 +81,11 @@ def parse_for_spans(nlp, texts: Iterable[str]) -> Iterator:
 
 
 def candidate_spans(doc, tags: frozenset[str] = SPAN_TAGS, policy: str = "nouns",
-                    of_head: Callable[[str], bool] | None = None) -> list[Span]:
+                    of_head: Callable[[str], bool] | None = None, head_joins: frozenset[str] = frozenset()
+                    ) -> list[Span]:
     """Candidate spans of a parsed doc under a span policy (see the module docstring). ``of_head``: under
-    ``named``, two names are joined across "of" only when it is true of the word before "of" (None: always)."""
+    ``named``, two names are joined across "of" only when it is true of the word before "of" (None: always), and
+    across any of the ``head_joins`` (lower-case words between two names: "for", "of the") under the same test."""
     if policy not in SPAN_POLICIES:
         raise ValueError(f"unknown span policy {policy!r} (choose from {', '.join(SPAN_POLICIES)})")
     out = []
@@ -91,7 +95,8 @@ def candidate_spans(doc, tags: frozenset[str] = SPAN_TAGS, policy: str = "nouns"
             out += [_span(run, sent) for run in runs]
         else:
             joined = _join_names([_span(part, sent, named) for run in runs
-                                  for part, named in _compounds(_name_parts(run), sent)], sent, of_head)
+                                  for part, named in _compounds(_name_parts(run), sent)], sent, of_head,
+                                 head_joins)
             out += joined if policy == "named" else [sp for sp in joined if sp.named]
     return out
 
@@ -149,9 +154,10 @@ def _compounds(parts: list[tuple[list, bool]], sent) -> list[tuple[list, bool]]:
     return out
 
 
-def _join_names(spans: list[Span], sent, of_head: Callable[[str], bool] | None = None) -> list[Span]:
+def _join_names(spans: list[Span], sent, of_head: Callable[[str], bool] | None = None,
+                head_joins: frozenset[str] = frozenset()) -> list[Span]:
     """Join two named spans of the sentence separated by exactly one connector word ("Bank of England"; for
-    "of", only when ``of_head`` accepts the word before it)."""
+    "of", only when ``of_head`` accepts the word before it), or by one of ``head_joins`` under the same test."""
     doc = sent.doc
     out: list[Span] = []
     for sp in spans:
@@ -159,12 +165,22 @@ def _join_names(spans: list[Span], sent, of_head: Callable[[str], bool] | None =
         if prev is not None and prev.named and sp.named and prev.sent_start == sp.sent_start:
             between = doc.char_span(prev.end, sp.start, alignment_mode="expand")
             words = [t for t in between if not t.is_space] if between is not None else []
-            if len(words) == 1 and words[0].lower_ in NAME_CONNECTORS and (
-                    words[0].lower_ != "of" or of_head is None or of_head(doc[words[0].i - 1].text)):
+            if _connects(words, of_head, head_joins):
                 out[-1] = Span(prev.start, sp.end, prev.sent_start, prev.sent_end, True, sp.head_tag)
                 continue
         out.append(sp)
     return out
+
+
+def _connects(words: list, of_head: Callable[[str], bool] | None, head_joins: frozenset[str]) -> bool:
+    """Whether the words between two names join them: one of ``NAME_CONNECTORS`` (for "of", after a word that
+    ``of_head`` accepts), or one of ``head_joins`` after such a word."""
+    if not words:
+        return False
+    low = " ".join(w.lower_ for w in words)
+    if low in head_joins or low == "of":
+        return of_head is None or of_head(words[0].doc[words[0].i - 1].text)
+    return len(words) == 1 and low in NAME_CONNECTORS
 
 
 def _trim(run: list) -> list:

@@ -23,6 +23,7 @@ import shutil
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -38,6 +39,21 @@ from .inner import NAME as INNER_NAMES
 from .inner import InnerNames
 from .scoring import Entity, LabelScorer, SpanScores
 from .stages import check_stage_types, load_stages, run_stages
+from .stages.registry import Words
+
+HEAD_JOINS = "head_joins"
+
+
+@cache
+def head_joins(folder: str | None = None) -> frozenset[str]:
+    """The words that join a name after a common word to the next name (``TaggerConfig.head_joins``): the labels
+    ``folder``'s ``stages/head_joins.yaml`` (else the shipped labels'), its ``joins`` list, lower-cased; ValueError
+    naming the file when that is not a list of strings."""
+    read = Words(folder)
+    joins = read(HEAD_JOINS).get("joins")
+    if not isinstance(joins, list) or not all(isinstance(w, str) and w.strip() for w in joins):
+        raise ValueError(f"{read.path(HEAD_JOINS + '.yaml')}: 'joins' must be a list of words")
+    return frozenset(" ".join(w.lower().split()) for w in joins)
 
 
 class PredictionCache:
@@ -120,7 +136,8 @@ class BaseTagger(ABC):
         """Caller-given spans placed in their sentences, or the candidate spans of a parsed doc."""
         if given is not None:
             return given_spans(doc, given)
-        return candidate_spans(doc, self.config.span_tags, self.config.span_policy, self.scorer.is_common_word)
+        return candidate_spans(doc, self.config.span_tags, self.config.span_policy, self.scorer.is_common_word,
+                               head_joins(self.stage_folder) if self.config.head_joins else frozenset())
 
     def _tag_batch(self, batch: list[tuple[str, list | None]], explain: bool,
                    cache: PredictionCache | None = None, rejected: bool = False) -> list[list[Entity]]:
