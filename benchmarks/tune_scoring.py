@@ -119,10 +119,15 @@ class CachedNLP:
     def __init__(self, nlp) -> None:
         self.nlp, self.docs = nlp, {}
 
-    def pipe(self, texts):
+    @property
+    def pipe_names(self) -> list[str]:
+        return self.nlp.pipe_names
+
+    def pipe(self, texts, **kwargs):
+        """Each text's doc, parsed (with ``kwargs``: what ``parse_for_spans`` leaves out) the first time it comes."""
         texts = list(texts)
         missing = [t for t in dict.fromkeys(texts) if t not in self.docs]
-        self.docs.update(zip(missing, self.nlp.pipe(missing)))
+        self.docs.update(zip(missing, self.nlp.pipe(missing, **kwargs)))
         return [self.docs[t] for t in texts]
 
     def make_doc(self, text):

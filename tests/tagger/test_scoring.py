@@ -348,3 +348,16 @@ def test_common_head_weight_types_a_common_noun_by_its_head_and_leaves_names_alo
                for t in ("Duran", "Reuters", "Pirelli"))
     with pytest.raises(ValueError, match="common_head_weight"):
         TaggerConfig(common_head_weight=1.0)
+
+
+def test_an_adapted_folders_subtype_shares_report_its_own_subtype():
+    """crossner-literature's calibration.yaml lets WRITER be reported with a hundredth of PERSON's votes (fitted on
+    its dev split): a writer's name is a writer there, and a plain person under the tagger's own share (0.1)."""
+    text = "The story was later retold by Walter Scott in a longer form ."
+
+    def scott(calibrate: bool) -> tuple[str, str | None]:
+        tagger = Tagger.from_pretrained("crossner-literature", device="cpu", calibrate=calibrate)
+        return {e.text: (e.type, e.subtype) for e in next(tagger.tag(text))}["Walter Scott"]
+
+    assert scott(False) == ("PERSON", None)
+    assert scott(True) == ("PERSON", "WRITER")

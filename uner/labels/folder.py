@@ -198,11 +198,11 @@ class LabelsFolder:
             raise FileNotFoundError(f"{self.table_path}: no compiled labels; run `uner labels compile`")
         return LabelTable.load(self.table_path)
 
-    def load_calibration(self, known_types: Sequence[str] = ()) -> Calibration:
+    def load_calibration(self, known_types: Sequence[str] = (), known_labels: Sequence[str] = ()) -> Calibration:
         """The per-type calibration (none without the file); LabelError for a malformed one."""
         if not self.calibration_path.is_file():
             return Calibration()
-        return Calibration.load(self.calibration_path, known_types)
+        return Calibration.load(self.calibration_path, known_types, known_labels)
 
     def load_review(self, model: str | None = None) -> Review:
         """Types and ``clusters.yaml`` checked against the vocabulary of ``model`` (default: the one

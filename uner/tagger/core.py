@@ -231,7 +231,7 @@ class Tagger(BaseTagger):
         self.labels_folder = labels_folder  # where the table and types came from (``save_pretrained`` copies them)
         self.stage_folder = str(labels_folder.path) if labels_folder is not None else None
         self.stop_descriptors = tuple(stop_descriptors)
-        self.calibrated = bool(calibration.type_weights or calibration.min_scores)
+        self.calibrated = bool(calibration.type_weights or calibration.min_scores or calibration.subtype_shares)
         self.expert_types = frozenset(expert_types)  # in an ensemble: vote only on spans typed as one of these
         self.types = types
         self.config = config or TaggerConfig()
@@ -275,7 +275,7 @@ class Tagger(BaseTagger):
         unknown = sorted(set(config.common_types) - set(table.labels) - set(known))
         if unknown:
             raise ValueError(f"{folder.tagger_path}: common_types: {', '.join(unknown)} not among the labels' types")
-        calibration = folder.load_calibration(known) if calibrate else Calibration()
+        calibration = folder.load_calibration(known, table.labels) if calibrate else Calibration()
         return cls(mlm, table, types, nlp, config, stops, calibration, folder.expert_types(known), folder)
 
     def save_pretrained(self, folder: str | Path) -> Path:

@@ -144,6 +144,7 @@ class SpanScores:
     def __post_init__(self) -> None:
         self.type_weights = self.scorer.calibration.weights_for(self.type_names)
         self.type_min = self.scorer.calibration.min_scores_for(self.type_names)
+        self.subtype_cut = self.scorer.calibration.subtype_shares_for(self.labels, self.subtype_share)
 
     def type_row(self, k: int) -> np.ndarray:
         """Span ``k``'s share of the votes per type, after the calibration's type weights (still summing to
@@ -172,8 +173,9 @@ class SpanScores:
 
     def subtype(self, k: int, best: int, span: Span) -> str | None:
         """The finest label the evidence supports under type ``best``: ``TYPE_ADJECTIVE`` for an adjective span
-        ("Australian", "South Korean") when the type has one; else the strongest subtype when it holds at least
-        ``subtype_share`` of the type's votes; else None."""
+        ("Australian", "South Korean") when the type has one; else the strongest subtype among those that hold at
+        least their share of the type's votes (``subtype_share``, or the calibration's for that subtype); else
+        None."""
         name = self.type_names[best]
         if span.head_tag in ADJECTIVE_TAGS and f"{name}_ADJECTIVE" in self.labels:
             return f"{name}_ADJECTIVE"
@@ -181,6 +183,6 @@ class SpanScores:
         if not members:
             return None
         scores = self.label_scores[k, members]
-        top = int(np.argmax(scores))
         total = float(self.label_scores[k] @ self.rollup[:, best])
-        return self.labels[members[top]] if scores[top] > 0 and scores[top] >= self.subtype_share * total else None
+        held = (scores > 0) & (scores >= self.subtype_cut[members] * total)
+        return self.labels[members[int(np.argmax(np.where(held, scores, -1.0)))]] if held.any() else None
