@@ -12,8 +12,10 @@ subtypes fitted are those that the dataset's mapping sends to a label of their o
 Coordinate ascent: each setting in turn tries each value of its grid with the others fixed and keeps the best
 end-to-end strict F1 on the fitted sentences, moving only for a gain above ``--min-gain``; two rounds. ``--check``
 first fits on each half of the split and scores the other half: what fitted settings give on sentences they were
-not fitted on. The model outputs and parses are cached, so each trial only re-scores. Dev splits only.
+not fitted on; with ``--write`` the file is then written only when both held-out halves gain. The model outputs
+and parses are cached, so each trial only re-scores. Dev splits only.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -77,7 +79,9 @@ def main() -> None:
     ap.add_argument("--weight-grid", default=",".join(map(str, WEIGHT_GRID)), help="type weights to try")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--min-gain", type=float, default=0.001)
-    ap.add_argument("--write", action="store_true", help="write what was fitted on all into calibration.yaml")
+    ap.add_argument("--write", action="store_true",
+                    help="write what was fitted on all into calibration.yaml (with --check: only when both held-out "
+                         "halves gain)")
     args = ap.parse_args()
     if not args.gold.is_file():
         raise SystemExit(f"{args.gold}: no such dev split (../shared is needed)")
@@ -104,14 +108,19 @@ def main() -> None:
             return evaluate(tagger, files[part], mapping, mode="end-to-end")["end_to_end"]["micro"]["f1"]
 
         none = {"type_weights": {}, "subtype_shares": {}}
+        held_out_gains = True
         if args.check:
             for part, other in (("first", "second"), ("second", "first")):
                 fitted, start, best = fit(f1, knobs, args.rounds, args.min_gain, part)
+                before, after = f1(none, other), f1(fitted, other)
+                held_out_gains &= after > before
                 print(f"fitted on the {part} half {fitted}: {part} {start:.4f} -> {best:.4f}; held-out {other} half "
-                      f"{f1(none, other):.4f} -> {f1(fitted, other):.4f}", flush=True)
+                      f"{before:.4f} -> {after:.4f}", flush=True)
         fitted, start, best = fit(f1, knobs, args.rounds, args.min_gain, "all")
         print(f"fitted on all {fitted}: end-to-end F1 {start:.4f} -> {best:.4f}")
-    if args.write:
+    if args.write and not held_out_gains:
+        print(f"not written: what one half fitted lowered the other ({folder.calibration_path} unchanged)")
+    elif args.write:
         command = f"python -m benchmarks.calibrate_folder --labels {args.labels} --gold {args.gold}" + (
             f" --types {args.types}" if types else "")
         note = (f"fitted by `{command}` on that dev split (end-to-end strict F1 {start:.4f} -> {best:.4f}); no train "
