@@ -1,13 +1,14 @@
 """Fit an adapted labels folder's calibration on its dev split and write it beside the labels (calibration.yaml).
 
     python -m benchmarks.calibrate_folder --labels labels/crossner-literature \
-        --gold ../shared/data/ner/crossner/literature/dev.txt [--types BAND,PERSON] [--check] [--write]
+        --gold ../shared/data/ner/crossner/literature/dev.txt [--types BAND,PERSON] [--no-subtypes] [--check] [--write]
 
 Subtype shares: a person's subtype (WRITER under PERSON) gets its votes from a few occupation words while every
 given name votes for the type alone, so how much of the type's votes it must hold to be reported depends on the
 domain: nearly every person of a literature text is a writer, few places of a science text are countries. The
 subtypes fitted are those that the dataset's mapping sends to a label of their own (WRITER -> writer beside PERSON
--> person). Type weights (``--types``): as ``benchmarks.calibrate`` fits them for the general model.
+-> person); ``--no-subtypes`` leaves them at the tagger's share. Type weights (``--types``): as
+``benchmarks.calibrate`` fits them for the general model.
 
 Coordinate ascent: each setting in turn tries each value of its grid with the others fixed and keeps the best
 end-to-end strict F1 on the fitted sentences, moving only for a gain above ``--min-gain``; two rounds. ``--check``
@@ -73,6 +74,8 @@ def main() -> None:
     ap.add_argument("--labels", required=True, help="the labels folder (an adapted one: its model and settings)")
     ap.add_argument("--gold", type=Path, required=True, help="the dev split its mapping is for")
     ap.add_argument("--types", default="", help="types whose vote weights to fit too, comma-separated")
+    ap.add_argument("--no-subtypes", dest="subtypes", action="store_false",
+                    help="fit the type weights only (the subtypes keep the tagger's share)")
     ap.add_argument("--check", action="store_true",
                     help="first fit on each half and score the other half (settings on sentences not fitted on)")
     ap.add_argument("--grid", default=",".join(map(str, GRID)), help="subtype shares to try")
@@ -90,14 +93,14 @@ def main() -> None:
     tagger, _ = cached_tagger(None, args.labels, 20, None)
     base = folder.load_calibration()
     default = tagger.config.subtype_share
-    subtypes = fitted_subtypes(folder, mapping, list(tagger.table.labels))
+    subtypes = fitted_subtypes(folder, mapping, list(tagger.table.labels)) if args.subtypes else []
     types = [t for t in args.types.split(",") if t]
     unknown = sorted(set(types) - set(tagger.types.types))
     if unknown:
         raise SystemExit(f"--types: {', '.join(unknown)} not among {folder.types_path}'s types")
     knobs = ([("type_weights", t, [float(g) for g in args.weight_grid.split(",")], 1.0) for t in types]
              + [("subtype_shares", s, [float(g) for g in args.grid.split(",")], default) for s in subtypes])
-    print(f"{folder.path.name}: subtypes {', '.join(subtypes)} (subtype_share {default:g} for all before); type "
+    print(f"{folder.path.name}: subtypes {', '.join(subtypes) or 'none'} (subtype_share {default:g} for all before); type "
           f"weights {', '.join(types) or 'none'}", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         files = split_gold(args.gold, Path(tmp))
@@ -122,7 +125,7 @@ def main() -> None:
         print(f"not written: what one half fitted lowered the other ({folder.calibration_path} unchanged)")
     elif args.write:
         command = f"python -m benchmarks.calibrate_folder --labels {args.labels} --gold {args.gold}" + (
-            f" --types {args.types}" if types else "")
+            f" --types {args.types}" if types else "") + ("" if args.subtypes else " --no-subtypes")
         note = (f"fitted by `{command}` on that dev split (end-to-end strict F1 {start:.4f} -> {best:.4f}); no train "
                 f"split used")
         Calibration({**base.type_weights, **fitted["type_weights"]}, base.min_scores, note,
