@@ -100,8 +100,8 @@ def main() -> None:
         raise SystemExit(f"--types: {', '.join(unknown)} not among {folder.types_path}'s types")
     knobs = ([("type_weights", t, [float(g) for g in args.weight_grid.split(",")], 1.0) for t in types]
              + [("subtype_shares", s, [float(g) for g in args.grid.split(",")], default) for s in subtypes])
-    print(f"{folder.path.name}: subtypes {', '.join(subtypes) or 'none'} (subtype_share {default:g} for all before); type "
-          f"weights {', '.join(types) or 'none'}", flush=True)
+    print(f"{folder.path.name}: subtypes {', '.join(subtypes) or 'none'} (subtype_share {default:g} for all "
+          f"before); type weights {', '.join(types) or 'none'}", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         files = split_gold(args.gold, Path(tmp))
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from uner.spans import candidate_spans, load_spacy, parse_for_spans, parse_inline
-from uner.tagger.core import head_joins
+from uner.tagger.core import name_joins
+
+JOINS = name_joins()  # (the shipped labels' stages/name_joins.yaml)
 from uner.tagger.stages.titles import strip_title
 
 
@@ -39,7 +41,7 @@ def test_possessives_and_symbols_are_trimmed():
 
 
 def _named(text: str) -> dict[str, bool]:
-    return {text[s.start : s.end]: s.named for s in candidate_spans(load_spacy()(text), policy="named")}
+    return {text[s.start : s.end]: s.named for s in candidate_spans(load_spacy()(text), policy="named", joins=JOINS)}
 
 
 def test_named_policy_keeps_names_whole_and_marks_common_nouns():
@@ -58,15 +60,15 @@ def test_named_policy_makes_a_compound_of_a_name_and_the_common_noun_it_modifies
     assert spans["2001 Italian general election"] is False and spans["1992 United Kingdom general election"] is False
     assert spans["Italian"] and spans["United Kingdom"] and spans["Toyota"] and spans["shares"] is False
     assert "general election" not in spans and "Toyota 's shares" not in spans
-    names = {text[s.start : s.end] for s in candidate_spans(load_spacy()(text), policy="names")}
+    names = {text[s.start : s.end] for s in candidate_spans(load_spacy()(text), policy="names", joins=JOINS)}
     assert names == {"Italian", "United Kingdom", "Toyota"}  # (the names policy has no common nouns, compounds none)
 
 
 def test_names_policy_is_the_named_policy_without_its_common_nouns():
     text = "The Chinese Ministry of Commerce said executives of Toyota met Barack Obama in Paris ."
     doc = load_spacy()(text)
-    named = candidate_spans(doc, policy="named")
-    names = candidate_spans(doc, policy="names")
+    named = candidate_spans(doc, policy="named", joins=JOINS)
+    names = candidate_spans(doc, policy="names", joins=JOINS)
     assert names == [s for s in named if s.named]  # the same joined names, in order
     assert {text[s.start : s.end] for s in names} == {"Chinese Ministry of Commerce", "Toyota", "Barack Obama", "Paris"}
     assert len(named) > len(names)  # ("executives")
@@ -94,9 +96,11 @@ def test_inline_marks_join_consecutive_words():
 def test_of_joins_only_after_a_word_the_caller_accepts():
     text = "Keith O'Neill of Norwich City scored , the Bank of England said ."
     doc = load_spacy()(text)
-    spans = {text[s.start : s.end] for s in candidate_spans(doc, policy="named", of_head=lambda w: w == "Bank")}
+    spans = {text[s.start : s.end] for s in candidate_spans(doc, policy="named", of_head=lambda w: w == "Bank",
+                                                        joins=JOINS)}
     assert {"Keith O'Neill", "Norwich City", "Bank of England"} <= spans
-    assert "Keith O'Neill of Norwich City" in {text[s.start : s.end] for s in candidate_spans(doc, policy="named")}
+    assert "Keith O'Neill of Norwich City" in {text[s.start : s.end]
+                                              for s in candidate_spans(doc, policy="named", joins=JOINS)}
 
 
 def test_the_parser_is_loaded_without_its_ner():
@@ -133,17 +137,17 @@ def test_head_joins_join_a_name_to_its_complement_only_after_a_common_word():
 
     def spans(joins):
         return {text[s.start : s.end] for s in candidate_spans(doc, policy="names", of_head=heads.__contains__,
-                                                                 head_joins=joins)}
+                                                                 joins=joins)}
 
-    joined = spans(head_joins())  # (the shipped labels' stages/head_joins.yaml)
+    joined = spans(name_joins(heads=True))  # (the shipped labels' stages/name_joins.yaml and head_joins.yaml)
     assert {"Grammy Award for Best Rock Album", "Conference on Neural Information Processing Systems",
             "Democratic Party of the Left"} <= joined
     assert {"Keith O'Neill", "Norwich City", "Jones", "Arsenal"} <= joined  # (not after a common word: two names)
-    assert {"Grammy Award", "Best Rock Album", "Democratic Party", "Left"} <= spans(frozenset())  # (switched off)
+    assert {"Grammy Award", "Best Rock Album", "Democratic Party", "Left"} <= spans(JOINS)  # (switched off)
 
 
 def test_a_bad_head_joins_file_is_named(tmp_path):
     (tmp_path / "stages").mkdir()
     (tmp_path / "stages" / "head_joins.yaml").write_text("joins: [for, on]\n", encoding="utf-8")  # (on: YAML's true)
     with pytest.raises(ValueError, match=r"head_joins\.yaml: 'joins' must be a list of words"):
-        head_joins(str(tmp_path))
+        name_joins(str(tmp_path), heads=True)

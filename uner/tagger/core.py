@@ -33,7 +33,7 @@ from ..io import atomic_write_text
 from ..labels import Calibration, LabelsFolder, LabelTable, TypeHierarchy
 from ..models import Backend, load_backend
 from ..paths import STAGES_DIR
-from ..spans import DEFAULT_SPACY_MODEL, Span, candidate_spans, given_spans, load_spacy, parse_for_spans
+from ..spans import DEFAULT_SPACY_MODEL, NameJoins, Span, candidate_spans, given_spans, load_spacy, parse_for_spans
 from .config import TaggerConfig, fill_template
 from .inner import NAME as INNER_NAMES
 from .inner import InnerNames
@@ -41,19 +41,25 @@ from .scoring import Entity, LabelScorer, SpanScores
 from .stages import check_stage_types, load_stages, run_stages
 from .stages.registry import Words
 
-HEAD_JOINS = "head_joins"
+NAME_JOINS, HEAD_JOINS = "name_joins", "head_joins"
 
 
 @cache
-def head_joins(folder: str | None = None) -> frozenset[str]:
-    """The words that join a name after a common word to the next name (``TaggerConfig.head_joins``): the labels
-    ``folder``'s ``stages/head_joins.yaml`` (else the shipped labels'), its ``joins`` list, lower-cased; ValueError
-    naming the file when that is not a list of strings."""
+def name_joins(folder: str | None = None, heads: bool = False) -> NameJoins:
+    """The words that join two names (``uner.spans.NameJoins``): the labels ``folder``'s ``stages/name_joins.yaml``
+    (else the shipped labels'), and with ``heads`` (``TaggerConfig.head_joins``) its ``stages/head_joins.yaml`` words
+    after a common word too; lower-cased. ValueError naming the file for a list that is not of words."""
     read = Words(folder)
-    joins = read(HEAD_JOINS).get("joins")
-    if not isinstance(joins, list) or not all(isinstance(w, str) and w.strip() for w in joins):
-        raise ValueError(f"{read.path(HEAD_JOINS + '.yaml')}: 'joins' must be a list of words")
-    return frozenset(" ".join(w.lower().split()) for w in joins)
+    after = _words(read, NAME_JOINS, "after_common_word") | (_words(read, HEAD_JOINS, "joins") if heads else set())
+    return NameJoins(frozenset(_words(read, NAME_JOINS, "connectors")), frozenset(after))
+
+
+def _words(read: Words, name: str, key: str) -> set[str]:
+    """The word list ``key`` of ``stages/<name>.yaml``, lower-cased; ValueError naming the file if it is none."""
+    words = read(name).get(key)
+    if not isinstance(words, list) or not all(isinstance(w, str) and w.strip() for w in words):
+        raise ValueError(f"{read.path(name + '.yaml')}: '{key}' must be a list of words")
+    return {" ".join(w.lower().split()) for w in words}
 
 
 class PredictionCache:
@@ -137,7 +143,7 @@ class BaseTagger(ABC):
         if given is not None:
             return given_spans(doc, given)
         return candidate_spans(doc, self.config.span_tags, self.config.span_policy, self.scorer.is_common_word,
-                               head_joins(self.stage_folder) if self.config.head_joins else frozenset())
+                               name_joins(self.stage_folder, self.config.head_joins))
 
     def _tag_batch(self, batch: list[tuple[str, list | None]], explain: bool,
                    cache: PredictionCache | None = None, rejected: bool = False) -> list[list[Entity]]:

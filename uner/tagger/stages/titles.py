@@ -11,7 +11,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from ...spans import NAME_CONNECTORS
 from ..scoring import Entity
 from .registry import Words, register, shipped
 
@@ -29,7 +28,8 @@ class TitleWords:
     @classmethod
     def read(cls, read: Words) -> TitleWords:
         data = read("person_titles")
-        return cls(frozenset(data["titles"]), (NAME_CONNECTORS - {"of", "&"}) | frozenset(data["particles"]),
+        connectors = frozenset(w for w in read("name_joins")["connectors"] if w.isalpha())  # ("de", "van"; not "&")
+        return cls(frozenset(data["titles"]), connectors | frozenset(data["particles"]),
                    frozenset(data["suffixes"]), data["types"]["person"])
 
     @property
