@@ -49,6 +49,8 @@ def test_adapt_makes_a_folder_for_the_page_and_continues_where_it_stopped(tmp_pa
     assert config.subtype_share == 0.1  # its tagger.yaml: own subtypes win sooner
     assert config.context_margin == 0.0  # … and every span is asked in its sentence (titles are told there)
     assert config.head_joins  # … and names take their complement ("Grammy Award for Best Rock Album")
+    assert config.descriptor_weight == config.coordination_weight == 0.3  # … and hear "the album X", "X , Y and Z"
+    assert config.name_determiners  # … and "The Lord of the Rings" keeps its "The"
     # algorithm and backpropagation are lower case in the corpus, Thriller is not: common nouns of ALGORITHM only
     assert "lower-case types: ALGORITHM" in res.stdout
     assert config.common_types == ("ALGORITHM",) and config.span_policy == "named" and config.common_head_weight == 0.5

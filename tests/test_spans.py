@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from uner.spans import candidate_spans, load_spacy, parse_for_spans, parse_inline
+from uner.spans import candidate_spans, given_spans, load_spacy, parse_for_spans, parse_inline
 from uner.tagger.core import name_joins
 
 JOINS = name_joins()  # (the shipped labels' stages/name_joins.yaml)
@@ -151,3 +151,49 @@ def test_a_bad_head_joins_file_is_named(tmp_path):
     (tmp_path / "stages" / "head_joins.yaml").write_text("joins: [for, on]\n", encoding="utf-8")  # (on: YAML's true)
     with pytest.raises(ValueError, match=r"head_joins\.yaml: 'joins' must be a list of words"):
         name_joins(str(tmp_path), heads=True)
+
+
+def test_a_name_knows_the_common_noun_just_before_it():
+    """``Span.descriptor``: the common noun in close apposition ("the album Pork Soda", "drummer Ringo Starr"), kept
+    over a join ("the bank Bank of England"); none after a verb, an adjective or at the sentence's start; given
+    spans get it too."""
+    text = "The band released the album Pork Soda , and drummer Ringo Starr met the lender Bank of England in red Paris ."
+    doc = load_spacy()(text)
+    said = {text[s.start : s.end]: s.descriptor for s in candidate_spans(doc, policy="named", joins=JOINS)}
+    assert said["Pork Soda"] == "album" and said["Ringo Starr"] == "drummer"
+    assert said["Bank of England"] == "lender"
+    assert said["Paris"] == "" and said["album"] == ""  # (an adjective before it; a common noun has none)
+    given = given_spans(doc, [(text.index("Pork"), text.index(" ,"))])
+    assert given[0].descriptor == "album"
+
+
+def test_coordinated_spans_share_a_group():
+    """``Span.group``: the spans a ``conj`` links ("aspirin , ibuprofen or naproxen") share the first one's start;
+    others are alone (-1), under every policy and for given spans."""
+    text = "Patients took aspirin , ibuprofen or naproxen for the pain in London ."
+    doc = load_spacy()(text)
+    for policy in ("nouns", "named"):
+        groups = {text[s.start : s.end]: s.group for s in candidate_spans(doc, policy=policy, joins=JOINS)}
+        assert groups["aspirin"] == groups["ibuprofen"] == groups["naproxen"] == text.index("aspirin")
+        assert groups["pain"] == groups["London"] == groups["Patients"] == -1
+    at = [(text.index(w), text.index(w) + len(w)) for w in ("aspirin", "naproxen", "London")]
+    assert [s.group for s in given_spans(doc, at)] == [text.index("aspirin")] * 2 + [-1]
+    assert [s.group for s in given_spans(doc, at[::2])] == [-1, -1]  # (a group of one is no group)
+
+
+def test_a_capitalised_determiner_inside_the_sentence_opens_the_name_after_it():
+    """``determiners``: "The Hague", "A Perfect Circle" whole under the name policies; not a lower-case "the",
+    not at the sentence's start, not before a common noun, not under ``nouns`` and not when switched off."""
+    text = "They met in The Hague with A Perfect Circle , the Beatles and The band ."
+    doc = load_spacy()(text)
+
+    def spans(policy: str = "named", determiners: bool = True) -> set[str]:
+        return {text[s.start : s.end] for s in candidate_spans(doc, policy=policy, joins=JOINS, determiners=determiners)}
+
+    assert {"The Hague", "A Perfect Circle", "Beatles"} <= spans() and {"The Hague"} <= spans("names")
+    assert not any(s.startswith("the") or s.startswith("The band") for s in spans())
+    assert {"Hague", "Perfect Circle"} <= spans(determiners=False)
+    assert not any(s.startswith(("The", "A ")) for s in spans("nouns"))
+    opening = "The Beatles met The Rolling Stones ."
+    said = {opening[s.start : s.end] for s in candidate_spans(load_spacy()(opening), policy="named", determiners=True)}
+    assert {"Beatles", "The Rolling Stones"} <= said  # (the sentence's first word is capitalised anyway)

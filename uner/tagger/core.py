@@ -143,7 +143,7 @@ class BaseTagger(ABC):
         if given is not None:
             return given_spans(doc, given)
         return candidate_spans(doc, self.config.span_tags, self.config.span_policy, self.scorer.is_common_word,
-                               name_joins(self.stage_folder, self.config.head_joins))
+                               name_joins(self.stage_folder, self.config.head_joins), self.config.name_determiners)
 
     def _tag_batch(self, batch: list[tuple[str, list | None]], explain: bool,
                    cache: PredictionCache | None = None, rejected: bool = False) -> list[list[Entity]]:
@@ -373,10 +373,30 @@ class Tagger(BaseTagger):
                                else max(cfg.head_weight, cfg.common_head_weight)
                                for (_, sp), w in zip(spans, words)], np.float32)[:, None] * (own.sum(1, keepdims=True) > 0)
             votes = (1 - weight) * votes + weight * own
+        if cfg.descriptor_weight:
+            said = self.scorer.term_votes([sp.descriptor for _, sp in spans])
+            weight = cfg.descriptor_weight * (said.sum(1, keepdims=True) > 0)
+            votes = (1 - weight) * votes + weight * said
+        if cfg.coordination_weight:
+            votes = _pool_coordinations(votes, spans, cfg.coordination_weight)
         if cfg.name_not_entity < 1:
             named = np.array([sp.named for _, sp in spans])
             votes[np.ix_(named, self.scorer.not_entity_labels)] *= cfg.name_not_entity
         return self.scorer.span_scores(votes, ids, logits, cfg.min_score, cfg.subtype_share)
+
+
+def _pool_coordinations(votes: np.ndarray, spans: Sequence[tuple[str, Span]], weight: float) -> np.ndarray:
+    """``votes`` with each coordinated span's row moved ``weight`` of the way to its group's mean row
+    (``uner.spans.coordinations``): what the members share adds up, what each one's words alone say thins out."""
+    groups: dict[tuple[str, int], list[int]] = {}
+    for k, (text, sp) in enumerate(spans):
+        if sp.group >= 0:
+            groups.setdefault((text, sp.group), []).append(k)
+    out = votes.copy()
+    for rows in groups.values():
+        if len(rows) > 1:
+            out[rows] = (1 - weight) * votes[rows] + weight * votes[rows].mean(0)
+    return out
 
 
 def entity_guesses(tagger: BaseTagger, texts: Sequence[str], k: int = 50) -> list[list[dict[str, float]]]:
