@@ -155,8 +155,8 @@ def test_a_bad_head_joins_file_is_named(tmp_path):
 
 def test_a_name_knows_the_common_noun_just_before_it():
     """``Span.descriptor``: the common noun in close apposition ("the album Pork Soda", "drummer Ringo Starr"), kept
-    over a join ("the bank Bank of England"); none after a verb, an adjective or at the sentence's start; given
-    spans get it too."""
+    over a join ("the lender Bank of England"), or across a comma where the parse says apposition ("Emma , a
+    novel"); none after a verb, an adjective or at the sentence's start; given spans get it too."""
     text = "The band released the album Pork Soda , and drummer Ringo Starr met the lender Bank of England in red Paris ."
     doc = load_spacy()(text)
     said = {text[s.start : s.end]: s.descriptor for s in candidate_spans(doc, policy="named", joins=JOINS)}
@@ -165,6 +165,10 @@ def test_a_name_knows_the_common_noun_just_before_it():
     assert said["Paris"] == "" and said["album"] == ""  # (an adjective before it; a common noun has none)
     given = given_spans(doc, [(text.index("Pork"), text.index(" ,"))])
     assert given[0].descriptor == "album"
+    for text, name, noun in (("He wrote Emma , a novel about youth .", "Emma", "novel"),
+                             ("They released their second album , Pork Soda , in 1993 .", "Pork Soda", "album")):
+        said = {text[s.start : s.end]: s.descriptor for s in candidate_spans(load_spacy()(text), policy="named")}
+        assert said[name] == noun, said  # (the parse's apposition, across the comma)
 
 
 def test_coordinated_spans_share_a_group():

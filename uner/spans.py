@@ -77,7 +77,7 @@ class Span:
     named: bool = True  # False: a common-noun run under the ``named`` policy (typed only on confident votes)
     head_tag: str = ""  # PTB tag of the span's last token ("JJ" for "South Korean": a nationality adjective)
     given: bool = False  # the caller's span: typed as it is (no post-typing stages)
-    descriptor: str = ""  # the common noun just before a name in its noun phrase ("the album Abbey Road"), lower-cased
+    descriptor: str = ""  # the common noun in apposition with a name ("the album Abbey Road"; ``descriptor``), lower-cased
     group: int = -1  # the spans coordinated with this one share it (``coordinations``: the first one's start); -1 alone
 
 
@@ -263,17 +263,31 @@ def _trim(run: list) -> list:
 
 def _span(run: list, sent, named: bool = True) -> Span:
     return Span(run[0].idx, run[-1].idx + len(run[-1].text), sent.start_char, sent.end_char, named, run[-1].tag_,
-                descriptor=descriptor(run[0]) if named else "")
+                descriptor=descriptor(run) if named else "")
 
 
-def descriptor(first) -> str:
-    """The common noun directly before a name's first token, lower-cased ("album" in "the album Abbey Road",
-    "singer" in "British singer Adele"; "" when there is none): English puts a name's class before it in close
-    apposition, so the word says what the name is."""
-    if first.i == first.sent.start:
-        return ""
-    prev = first.doc[first.i - 1]
-    return prev.lower_ if prev.tag_ in _COMMON_TAGS and not is_name_like(prev) and prev.is_alpha else ""
+def descriptor(tokens) -> str:
+    """The common noun in apposition with a name, lower-cased: the one directly before its first token ("album" in
+    "the album Abbey Road", "singer" in "British singer Adele"), else one the parse makes its apposition ("Emma , a
+    novel about youth", "their album , Pork Soda"); "" when there is none. English says what a name is there."""
+    first = tokens[0]
+    if first.i > first.sent.start and _common(prev := first.doc[first.i - 1]):
+        return prev.lower_
+    inside = {t.i for t in tokens}
+    for tok in tokens:
+        if tok.head.i in inside and tok.head.i != tok.i:
+            continue  # (not the span's root)
+        if tok.dep_ == "appos" and tok.head.i not in inside and _common(tok.head):
+            return tok.head.lower_
+        for child in tok.children:
+            if child.dep_ == "appos" and child.i not in inside and _common(child):
+                return child.lower_
+    return ""
+
+
+def _common(tok) -> bool:
+    """A common noun written as a word (not a name, a number or a symbol)."""
+    return tok.tag_ in _COMMON_TAGS and not is_name_like(tok) and tok.is_alpha
 
 
 def _number_meets_name(prev, tok) -> bool:
@@ -298,7 +312,7 @@ def given_spans(doc, offsets: list[tuple[int, int]]) -> list[Span]:
         inside = doc.char_span(start, end, alignment_mode="expand")
         out.append(Span(start, end, sent.start_char, max(sent.end_char, end), True,
                         inside[-1].tag_ if inside is not None and len(inside) else "", given=True,
-                        descriptor=descriptor(inside[0]) if inside is not None and len(inside) else ""))
+                        descriptor=descriptor(inside) if inside is not None and len(inside) else ""))
     return coordinations(doc, out)
 
 

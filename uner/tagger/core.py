@@ -37,7 +37,7 @@ from ..spans import DEFAULT_SPACY_MODEL, NameJoins, Span, candidate_spans, given
 from .config import TaggerConfig, fill_template
 from .inner import NAME as INNER_NAMES
 from .inner import InnerNames
-from .scoring import Entity, LabelScorer, SpanScores
+from .scoring import Entity, LabelScorer, SpanScores, blend, pool_groups
 from .stages import check_stage_types, load_stages, run_stages
 from .stages.registry import Words
 
@@ -369,34 +369,17 @@ class Tagger(BaseTagger):
             words = [text[sp.start : sp.end].split() for text, sp in spans]
             # a trailing number is not the head ("caspase - 9", "nuclear factor 1"): it would vote MEASURE
             own = self.scorer.term_votes([w[-1] if any(c.isalpha() for c in w[-1]) else "" for w in words])
-            weight = np.array([max(cfg.head_weight, cfg.name_weight if len(w) == 1 else 0) if sp.named
-                               else max(cfg.head_weight, cfg.common_head_weight)
-                               for (_, sp), w in zip(spans, words)], np.float32)[:, None] * (own.sum(1, keepdims=True) > 0)
-            votes = (1 - weight) * votes + weight * own
+            weight = [max(cfg.head_weight, cfg.name_weight if len(w) == 1 else 0) if sp.named
+                      else max(cfg.head_weight, cfg.common_head_weight) for (_, sp), w in zip(spans, words)]
+            votes = blend(votes, own, np.array(weight, np.float32)[:, None])
         if cfg.descriptor_weight:
-            said = self.scorer.term_votes([sp.descriptor for _, sp in spans])
-            weight = cfg.descriptor_weight * (said.sum(1, keepdims=True) > 0)
-            votes = (1 - weight) * votes + weight * said
+            votes = blend(votes, self.scorer.term_votes([sp.descriptor for _, sp in spans]), cfg.descriptor_weight)
         if cfg.coordination_weight:
-            votes = _pool_coordinations(votes, spans, cfg.coordination_weight)
+            votes = pool_groups(votes, [(t, sp.group) if sp.group >= 0 else None for t, sp in spans], cfg.coordination_weight)
         if cfg.name_not_entity < 1:
             named = np.array([sp.named for _, sp in spans])
             votes[np.ix_(named, self.scorer.not_entity_labels)] *= cfg.name_not_entity
         return self.scorer.span_scores(votes, ids, logits, cfg.min_score, cfg.subtype_share)
-
-
-def _pool_coordinations(votes: np.ndarray, spans: Sequence[tuple[str, Span]], weight: float) -> np.ndarray:
-    """``votes`` with each coordinated span's row moved ``weight`` of the way to its group's mean row
-    (``uner.spans.coordinations``): what the members share adds up, what each one's words alone say thins out."""
-    groups: dict[tuple[str, int], list[int]] = {}
-    for k, (text, sp) in enumerate(spans):
-        if sp.group >= 0:
-            groups.setdefault((text, sp.group), []).append(k)
-    out = votes.copy()
-    for rows in groups.values():
-        if len(rows) > 1:
-            out[rows] = (1 - weight) * votes[rows] + weight * votes[rows].mean(0)
-    return out
 
 
 def entity_guesses(tagger: BaseTagger, texts: Sequence[str], k: int = 50) -> list[list[dict[str, float]]]:

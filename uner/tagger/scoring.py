@@ -123,6 +123,28 @@ class LabelScorer:
                           min_score, self, subtype_share)
 
 
+def blend(votes: np.ndarray, own: np.ndarray, weight: float | np.ndarray) -> np.ndarray:
+    """``votes`` (spans × labels) moved ``weight`` (one, or one per row) of the way to ``own``'s rows, where a row
+    of ``own`` has any votes (a word's own labels: the span's head, its descriptor)."""
+    weight = np.asarray(weight, np.float32) * (own.sum(1, keepdims=True) > 0)
+    return (1 - weight) * votes + weight * own
+
+
+def pool_groups(votes: np.ndarray, keys: Sequence[object | None], weight: float) -> np.ndarray:
+    """``votes`` with each row whose key others share moved ``weight`` of the way to their mean row (coordinated
+    spans, ``uner.spans.coordinations``: what the members share adds up, what one name's words say thins out);
+    rows keyed None stay."""
+    groups: dict[object, list[int]] = {}
+    for k, key in enumerate(keys):
+        if key is not None:
+            groups.setdefault(key, []).append(k)
+    out = votes.copy()
+    for rows in groups.values():
+        if len(rows) > 1:
+            out[rows] = (1 - weight) * votes[rows] + weight * votes[rows].mean(0)
+    return out
+
+
 @dataclass
 class SpanScores:
     """Scores of a list of spans: normalised label votes (spans × labels), rolled up into types.
