@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from uner.spans import candidate_spans, given_spans, load_spacy, parse_for_spans, parse_inline
-from uner.tagger.core import name_joins
+from uner.tagger.span_words import name_joins, noun_phrases
 
 JOINS = name_joins()  # (the shipped labels' stages/name_joins.yaml)
+PHRASES = noun_phrases(descriptors=True, coordinations=True, determiners=True)  # (… and noun_phrases.yaml)
 from uner.tagger.stages.titles import strip_title
 
 
@@ -159,15 +160,17 @@ def test_a_name_knows_the_common_noun_just_before_it():
     novel"); none after a verb, an adjective or at the sentence's start; given spans get it too."""
     text = "The band released the album Pork Soda , and drummer Ringo Starr met the lender Bank of England in red Paris ."
     doc = load_spacy()(text)
-    said = {text[s.start : s.end]: s.descriptor for s in candidate_spans(doc, policy="named", joins=JOINS)}
+    said = {text[s.start : s.end]: s.descriptor
+            for s in candidate_spans(doc, policy="named", joins=JOINS, phrases=PHRASES)}
     assert said["Pork Soda"] == "album" and said["Ringo Starr"] == "drummer"
     assert said["Bank of England"] == "lender"
     assert said["Paris"] == "" and said["album"] == ""  # (an adjective before it; a common noun has none)
-    given = given_spans(doc, [(text.index("Pork"), text.index(" ,"))])
+    given = given_spans(doc, [(text.index("Pork"), text.index(" ,"))], PHRASES)
     assert given[0].descriptor == "album"
     for text, name, noun in (("He wrote Emma , a novel about youth .", "Emma", "novel"),
                              ("They released their second album , Pork Soda , in 1993 .", "Pork Soda", "album")):
-        said = {text[s.start : s.end]: s.descriptor for s in candidate_spans(load_spacy()(text), policy="named")}
+        said = {text[s.start : s.end]: s.descriptor
+                for s in candidate_spans(load_spacy()(text), policy="named", phrases=PHRASES)}
         assert said[name] == noun, said  # (the parse's apposition, across the comma)
 
 
@@ -177,12 +180,12 @@ def test_coordinated_spans_share_a_group():
     text = "Patients took aspirin , ibuprofen or naproxen for the pain in London ."
     doc = load_spacy()(text)
     for policy in ("nouns", "named"):
-        groups = {text[s.start : s.end]: s.group for s in candidate_spans(doc, policy=policy, joins=JOINS)}
+        groups = {text[s.start : s.end]: s.group for s in candidate_spans(doc, policy=policy, joins=JOINS, phrases=PHRASES)}
         assert groups["aspirin"] == groups["ibuprofen"] == groups["naproxen"] == text.index("aspirin")
         assert groups["pain"] == groups["London"] == groups["Patients"] == -1
     at = [(text.index(w), text.index(w) + len(w)) for w in ("aspirin", "naproxen", "London")]
-    assert [s.group for s in given_spans(doc, at)] == [text.index("aspirin")] * 2 + [-1]
-    assert [s.group for s in given_spans(doc, at[::2])] == [-1, -1]  # (a group of one is no group)
+    assert [s.group for s in given_spans(doc, at, PHRASES)] == [text.index("aspirin")] * 2 + [-1]
+    assert [s.group for s in given_spans(doc, at[::2], PHRASES)] == [-1, -1]  # (a group of one is no group)
 
 
 def test_a_capitalised_determiner_inside_the_sentence_opens_the_name_after_it():
@@ -192,12 +195,28 @@ def test_a_capitalised_determiner_inside_the_sentence_opens_the_name_after_it():
     doc = load_spacy()(text)
 
     def spans(policy: str = "named", determiners: bool = True) -> set[str]:
-        return {text[s.start : s.end] for s in candidate_spans(doc, policy=policy, joins=JOINS, determiners=determiners)}
+        phrases = noun_phrases(determiners=determiners)
+        return {text[s.start : s.end] for s in candidate_spans(doc, policy=policy, joins=JOINS, phrases=phrases)}
 
     assert {"The Hague", "A Perfect Circle", "Beatles"} <= spans() and {"The Hague"} <= spans("names")
     assert not any(s.startswith("the") or s.startswith("The band") for s in spans())
     assert {"Hague", "Perfect Circle"} <= spans(determiners=False)
     assert not any(s.startswith(("The", "A ")) for s in spans("nouns"))
     opening = "The Beatles met The Rolling Stones ."
-    said = {opening[s.start : s.end] for s in candidate_spans(load_spacy()(opening), policy="named", determiners=True)}
+    said = {opening[s.start : s.end]
+            for s in candidate_spans(load_spacy()(opening), policy="named", phrases=noun_phrases(determiners=True))}
     assert {"Beatles", "The Rolling Stones"} <= said  # (the sentence's first word is capitalised anyway)
+
+
+def test_the_noun_phrase_conventions_read_nothing_unless_switched_on_and_a_bad_file_is_named(tmp_path):
+    """Off (``NounPhrases()``, what news and biomedical text get), no span has a descriptor or a group; a labels
+    folder's own ``stages/noun_phrases.yaml`` with a list that is not of labels is named in the error."""
+    text = "They released the album Pork Soda , Sailing the Seas of Cheese and Frizzle Fry ."
+    spans = candidate_spans(load_spacy()(text), policy="named", joins=JOINS)
+    assert spans and all(s.descriptor == "" and s.group == -1 for s in spans)
+    on = candidate_spans(load_spacy()(text), policy="named", joins=JOINS, phrases=PHRASES)
+    assert any(s.descriptor for s in on) and any(s.group >= 0 for s in on)  # (else "off" proves nothing)
+    (tmp_path / "stages").mkdir()
+    (tmp_path / "stages" / "noun_phrases.yaml").write_text("descriptor_tags: NN\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"noun_phrases\.yaml: 'descriptor_tags' must be a list of words"):
+        noun_phrases(str(tmp_path), descriptors=True)

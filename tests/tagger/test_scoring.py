@@ -367,6 +367,7 @@ def test_descriptor_weight_blends_in_the_common_noun_before_a_name(tiny_tagger):
     """``descriptor_weight``: a name's votes move that share towards its descriptor's own labels ("city" in "the city
     Rome"); a span without a descriptor keeps its votes."""
     text = "Obama visited the city Rome with Paris Hilton ."
+    tiny_tagger.config = dataclasses.replace(PLAIN, descriptor_weight=0.4)  # (its spans read their descriptors)
     spans = [(text, sp) for sp in tiny_tagger.spans_for_doc(tiny_tagger.nlp(text))]
     by = {text[sp.start : sp.end]: k for k, (_, sp) in enumerate(spans)}
     assert spans[by["Rome"]][1].descriptor == "city" and spans[by["Paris Hilton"]][1].descriptor == ""
@@ -381,6 +382,7 @@ def test_coordination_weight_pools_the_votes_of_coordinated_spans(tiny_tagger):
     """``coordination_weight``: each span of a coordination ("Berlin , Madrid and Rome") moves that share towards
     the group's mean votes; a span outside it keeps its own."""
     text = "He visited Berlin , Madrid and Rome with Paris Hilton ."
+    tiny_tagger.config = dataclasses.replace(PLAIN, coordination_weight=0.5)  # (its spans read their coordinations)
     spans = [(text, sp) for sp in tiny_tagger.spans_for_doc(tiny_tagger.nlp(text))]
     group = [k for k, (_, sp) in enumerate(spans) if sp.group >= 0]
     alone = [k for k, (_, sp) in enumerate(spans) if sp.group < 0]

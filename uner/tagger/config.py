@@ -68,8 +68,8 @@ class TaggerConfig:
     name_weight: float = 0.3  # … of a one-word name's own labels, if larger ("Toyota", "Reuters": companies)
     name_determiners: bool = False  # "named"/"names" policies: a capitalised determiner inside the sentence opens the
     #                                 name after it ("The Lord of the Rings": ``uner.spans``)
-    descriptor_weight: float = 0.0  # share of a name's votes from the common noun just before it ("the album Abbey
-    #                                  Road": ``Span.descriptor``)
+    descriptor_weight: float = 0.0  # share of a name's votes from the common noun in apposition with it ("the album
+    #                                  Abbey Road", "Emma , a novel": ``Span.descriptor``)
     coordination_weight: float = 0.0  # share of a coordinated span's votes taken from its group's mean ("Go Plastic ,
     #                                    Ultravisitor and Damogen Furies": phrases in one coordination are of one kind)
     name_not_entity: float = 0.5  # a name's not-entity votes (OTHER) count this much: a proper name is an entity

@@ -23,7 +23,6 @@ import shutil
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
-from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -33,34 +32,13 @@ from ..io import atomic_write_text
 from ..labels import Calibration, LabelsFolder, LabelTable, TypeHierarchy
 from ..models import Backend, load_backend
 from ..paths import STAGES_DIR
-from ..spans import DEFAULT_SPACY_MODEL, NameJoins, Span, candidate_spans, given_spans, load_spacy, parse_for_spans
+from ..spans import DEFAULT_SPACY_MODEL, Span, candidate_spans, given_spans, load_spacy, parse_for_spans
 from .config import TaggerConfig, fill_template
 from .inner import NAME as INNER_NAMES
 from .inner import InnerNames
 from .scoring import Entity, LabelScorer, SpanScores, blend, pool_groups
 from .stages import check_stage_types, load_stages, run_stages
-from .stages.registry import Words
-
-NAME_JOINS, HEAD_JOINS = "name_joins", "head_joins"
-
-
-@cache
-def name_joins(folder: str | None = None, heads: bool = False) -> NameJoins:
-    """The words that join two names (``uner.spans.NameJoins``): the labels ``folder``'s ``stages/name_joins.yaml``
-    (else the shipped labels'), and with ``heads`` (``TaggerConfig.head_joins``) its ``stages/head_joins.yaml`` words
-    after a common word too; lower-cased. ValueError naming the file for a list that is not of words."""
-    read = Words(folder)
-    after = _words(read, NAME_JOINS, "after_common_word") | (_words(read, HEAD_JOINS, "joins") if heads else set())
-    return NameJoins(frozenset(_words(read, NAME_JOINS, "connectors")), frozenset(after))
-
-
-def _words(read: Words, name: str, key: str) -> set[str]:
-    """The word list ``key`` of ``stages/<name>.yaml``, lower-cased; ValueError naming the file if it is none."""
-    words = read(name).get(key)
-    if not isinstance(words, list) or not all(isinstance(w, str) and w.strip() for w in words):
-        raise ValueError(f"{read.path(name + '.yaml')}: '{key}' must be a list of words")
-    return {" ".join(w.lower().split()) for w in words}
-
+from .span_words import name_joins, noun_phrases
 
 class PredictionCache:
     """Top-k predictions of masked inputs for one tagging run: each distinct (model, k, input) runs once.
@@ -140,10 +118,13 @@ class BaseTagger(ABC):
 
     def spans_for_doc(self, doc, given: list[tuple[int, int]] | None = None) -> list[Span]:
         """Caller-given spans placed in their sentences, or the candidate spans of a parsed doc."""
+        cfg = self.config
+        phrases = noun_phrases(self.stage_folder, bool(cfg.descriptor_weight), bool(cfg.coordination_weight),
+                               cfg.name_determiners)
         if given is not None:
-            return given_spans(doc, given)
-        return candidate_spans(doc, self.config.span_tags, self.config.span_policy, self.scorer.is_common_word,
-                               name_joins(self.stage_folder, self.config.head_joins), self.config.name_determiners)
+            return given_spans(doc, given, phrases)
+        return candidate_spans(doc, cfg.span_tags, cfg.span_policy, self.scorer.is_common_word,
+                               name_joins(self.stage_folder, cfg.head_joins), phrases)
 
     def _tag_batch(self, batch: list[tuple[str, list | None]], explain: bool,
                    cache: PredictionCache | None = None, rejected: bool = False) -> list[list[Entity]]:
