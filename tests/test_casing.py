@@ -26,3 +26,10 @@ def test_a_type_is_lower_case_when_nearly_all_its_seen_seeds_are():
     assert lowercase_types(counts) == {"ALGORITHM": 1.0}
     assert lowercase_types(counts, share=0.5) == {"ALGORITHM": 1.0, "ARTIST": 0.667, "MIXED": 0.5}
     assert lowercase_types(counts, min_seen=1) == {}  # svm counts now, capitalised: 2 of 3 seeds lower case
+
+
+def test_a_seed_written_as_an_acronym_counts_neither_way():
+    texts = ["We report BLEU and the ROC curve, then accuracy.", "Here accuracy, Bleu and bleu again."]
+    counts = seed_case_counts(texts, {"METRIC": ["bleu", "roc", "accuracy"]})
+    # "BLEU" and "ROC" are skipped (ROC is never seen otherwise); "Bleu" still counts as capitalised
+    assert counts["METRIC"] == {"accuracy": [2, 2], "bleu": [2, 1]}

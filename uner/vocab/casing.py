@@ -5,8 +5,10 @@ A name is capitalised in running text ("Madonna", "Python"); a music genre, an a
 that do not open a sentence, and how many of them are written without a capital. A type is written in lower case
 when its seeds that the corpus has (at least ``min_seen`` times each, two seeds or more) are nearly all lower-case
 words (``share`` of them, each lower case in at least half its occurrences): a few names among the seeds ("madonna",
-"bowie" beside "singer", "musician") make it a type of names. ``uner adapt`` lets the tagger look at the
-common-noun spans of such types (``TaggerConfig.common_types``).
+"bowie" beside "singer", "musician") make it a type of names. An acronym says nothing either way, since English writes
+every acronym in capitals, a common noun's ("BLEU", "ROC" for metrics) as a name's: a seed's occurrences written in
+capitals do not count. ``uner adapt`` lets the tagger look at the common-noun spans of such types
+(``TaggerConfig.common_types``).
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ SENTENCE_ENDS = frozenset({".", "!", "?"})  # a token after one of these opens a
 
 
 def seed_case_counts(texts: Iterable[str], seeds: Mapping[str, Iterable[str]]) -> dict[str, dict[str, list[int]]]:
-    """Per type, per seed term: [occurrences not opening a sentence, of them written in lower case]."""
+    """Per type, per seed term: [occurrences not opening a sentence nor written in capitals, of them written in
+    lower case]."""
     by_words: dict[tuple[str, ...], list[tuple[str, str]]] = defaultdict(list)
     for type_name, terms in seeds.items():
         for term in terms:
@@ -39,11 +42,18 @@ def seed_case_counts(texts: Iterable[str], seeds: Mapping[str, Iterable[str]]) -
                 if not found:
                     continue
                 written = text[toks[i][1] : toks[i + n - 1][2]]
+                if _acronym(written):
+                    continue
                 for type_name, term in found:
                     seen = counts[type_name].setdefault(term, [0, 0])
                     seen[0] += 1
                     seen[1] += written == written.lower()
     return counts
+
+
+def _acronym(written: str) -> bool:
+    """Written in capitals, two letters or more ("BLEU", "K-NN")."""
+    return written.isupper() and sum(c.isalpha() for c in written) >= 2
 
 
 def lowercase_types(counts: Mapping[str, Mapping[str, list[int]]], min_seen: int = 3,
