@@ -13,7 +13,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "uner"
 # low to high; a part may import its own layer's parts (without a cycle) and the layers below
 LAYERS = [
     {"paths", "checks", "io"},
-    {"models", "spans"},
+    {"models", "conventions", "spans"},
     {"vectors"},
     {"labels"},
     {"vocab", "pretrain"},

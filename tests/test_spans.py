@@ -220,3 +220,39 @@ def test_the_noun_phrase_conventions_read_nothing_unless_switched_on_and_a_bad_f
     (tmp_path / "stages" / "noun_phrases.yaml").write_text("descriptor_tags: NN\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"noun_phrases\.yaml: 'descriptor_tags' must be a list of words"):
         noun_phrases(str(tmp_path), descriptors=True)
+
+
+def test_a_word_written_with_a_hyphen_is_never_cut_by_a_span_edge():
+    """``hyphens``: "support-vector networks", "Kullback-Leibler" (name-like as a whole), "gradient-based method"
+    (a piece that is no noun kept with its word) whole; a spaced hyphen still cuts ("London - Paris"); off, the
+    parser's pieces are cut apart."""
+    text = "We ran support-vector networks , a gradient-based method and the Kullback-Leibler divergence from London - Paris ."
+    doc = load_spacy()(text)
+
+    def spans(hyphens: bool) -> dict[str, bool]:
+        phrases = noun_phrases(hyphens=hyphens)
+        return {text[s.start : s.end]: s.named for s in candidate_spans(doc, policy="named", joins=JOINS,
+                                                                           phrases=phrases)}
+
+    on = spans(True)
+    assert on["support-vector networks"] is False and on["gradient-based method"] is False
+    assert on["Kullback-Leibler"] is True and on["Kullback-Leibler divergence"] is False
+    assert "London" in on and "Paris" in on and not any("London -" in s for s in on)
+    off = spans(False)
+    assert "vector networks" in off and "Leibler" in off and "support-vector networks" not in off
+
+
+def test_a_number_the_parse_attaches_to_a_name_is_part_of_it():
+    """``number_arcs``: "2012 Summer Olympics", "Eurovision Song Contest 2011", "Voyager 2" whole; a year that is
+    no part of the name ("In 1999 Madonna") stays out; off (news: "Chelsea 2 Leeds 0"), numbers are cut from names."""
+    text = "In 1999 Madonna sang at the 2012 Summer Olympics , the Eurovision Song Contest 2011 and near Voyager 2 ."
+    doc = load_spacy()(text)
+
+    def spans(numbers: bool) -> set[str]:
+        phrases = noun_phrases(numbers=numbers)
+        return {text[s.start : s.end] for s in candidate_spans(doc, policy="named", joins=JOINS, phrases=phrases)}
+
+    assert {"2012 Summer Olympics", "Eurovision Song Contest 2011", "Voyager 2", "Madonna"} <= spans(True)
+    assert not any("1999 M" in s for s in spans(True))
+    assert {"Summer Olympics", "Eurovision Song Contest", "Voyager"} <= spans(False)
+    assert not any(any(c.isdigit() for c in s) and " " in s for s in spans(False))

