@@ -8,12 +8,13 @@ from uner.spans import candidate_spans, given_spans, load_spacy, parse_for_spans
 from uner.tagger.span_words import name_joins, noun_phrases
 
 JOINS = name_joins()  # (the shipped labels' stages/name_joins.yaml)
+NAMES = noun_phrases()  # the proper-noun tags alone (stages/noun_phrases.yaml), every convention off
 PHRASES = noun_phrases(descriptors=True, coordinations=True, determiners=True)  # (… and noun_phrases.yaml)
 from uner.tagger.stages.titles import strip_title
 
 
 def _spans(text: str) -> list[str]:
-    return [text[s.start : s.end] for s in candidate_spans(load_spacy()(text))]
+    return [text[s.start : s.end] for s in candidate_spans(load_spacy()(text), phrases=NAMES)]
 
 
 def test_numbers_are_cut_from_names_but_kept_with_common_nouns():
@@ -30,7 +31,7 @@ def test_the_spans_parse_skips_what_spans_do_not_read_and_finds_the_same_spans()
     for full, quick in zip(nlp.pipe(texts), parse_for_spans(nlp, texts)):
         assert [t.tag_ for t in quick] == [t.tag_ for t in full]
         assert [s.start for s in quick.sents] == [s.start for s in full.sents]
-        assert candidate_spans(quick) == candidate_spans(full)
+        assert candidate_spans(quick, phrases=NAMES) == candidate_spans(full, phrases=NAMES)
         assert not any(t.lemma_ for t in quick) and any(t.lemma_ for t in full)  # (the lemmatizer was skipped)
     assert "lemmatizer" in nlp.pipe_names  # (the pipeline itself keeps it: relations read lemmas)
 
@@ -42,7 +43,8 @@ def test_possessives_and_symbols_are_trimmed():
 
 
 def _named(text: str) -> dict[str, bool]:
-    return {text[s.start : s.end]: s.named for s in candidate_spans(load_spacy()(text), policy="named", joins=JOINS)}
+    spans = candidate_spans(load_spacy()(text), policy="named", joins=JOINS, phrases=NAMES)
+    return {text[s.start : s.end]: s.named for s in spans}
 
 
 def test_named_policy_keeps_names_whole_and_marks_common_nouns():
@@ -61,15 +63,15 @@ def test_named_policy_makes_a_compound_of_a_name_and_the_common_noun_it_modifies
     assert spans["2001 Italian general election"] is False and spans["1992 United Kingdom general election"] is False
     assert spans["Italian"] and spans["United Kingdom"] and spans["Toyota"] and spans["shares"] is False
     assert "general election" not in spans and "Toyota 's shares" not in spans
-    names = {text[s.start : s.end] for s in candidate_spans(load_spacy()(text), policy="names", joins=JOINS)}
+    names = {text[s.start : s.end] for s in candidate_spans(load_spacy()(text), policy="names", joins=JOINS, phrases=NAMES)}
     assert names == {"Italian", "United Kingdom", "Toyota"}  # (the names policy has no common nouns, compounds none)
 
 
 def test_names_policy_is_the_named_policy_without_its_common_nouns():
     text = "The Chinese Ministry of Commerce said executives of Toyota met Barack Obama in Paris ."
     doc = load_spacy()(text)
-    named = candidate_spans(doc, policy="named", joins=JOINS)
-    names = candidate_spans(doc, policy="names", joins=JOINS)
+    named = candidate_spans(doc, policy="named", joins=JOINS, phrases=NAMES)
+    names = candidate_spans(doc, policy="names", joins=JOINS, phrases=NAMES)
     assert names == [s for s in named if s.named]  # the same joined names, in order
     assert {text[s.start : s.end] for s in names} == {"Chinese Ministry of Commerce", "Toyota", "Barack Obama", "Paris"}
     assert len(named) > len(names)  # ("executives")
@@ -82,10 +84,10 @@ def test_named_policy_does_not_join_across_other_words_or_sentences():
 
 def test_nouns_policy_is_every_noun_run_and_unknown_policy_is_an_error():
     doc = load_spacy()("Aspirin treats headaches in patients with breast cancer .")
-    spans = {doc.text[s.start : s.end] for s in candidate_spans(doc, policy="nouns")}
+    spans = {doc.text[s.start : s.end] for s in candidate_spans(doc, policy="nouns", phrases=NAMES)}
     assert {"Aspirin", "headaches", "patients", "breast cancer"} <= spans
     with pytest.raises(ValueError, match="unknown span policy"):
-        candidate_spans(doc, policy="proper")
+        candidate_spans(doc, policy="proper", phrases=NAMES)
 
 
 def test_inline_marks_join_consecutive_words():
@@ -98,10 +100,10 @@ def test_of_joins_only_after_a_word_the_caller_accepts():
     text = "Keith O'Neill of Norwich City scored , the Bank of England said ."
     doc = load_spacy()(text)
     spans = {text[s.start : s.end] for s in candidate_spans(doc, policy="named", of_head=lambda w: w == "Bank",
-                                                        joins=JOINS)}
+                                                        joins=JOINS, phrases=NAMES)}
     assert {"Keith O'Neill", "Norwich City", "Bank of England"} <= spans
     assert "Keith O'Neill of Norwich City" in {text[s.start : s.end]
-                                              for s in candidate_spans(doc, policy="named", joins=JOINS)}
+                                              for s in candidate_spans(doc, policy="named", joins=JOINS, phrases=NAMES)}
 
 
 def test_the_parser_is_loaded_without_its_ner():
@@ -138,7 +140,7 @@ def test_head_joins_join_a_name_to_its_complement_only_after_a_common_word():
 
     def spans(joins):
         return {text[s.start : s.end] for s in candidate_spans(doc, policy="names", of_head=heads.__contains__,
-                                                                 joins=joins)}
+                                                                 joins=joins, phrases=NAMES)}
 
     joined = spans(name_joins(heads=True))  # (the shipped labels' stages/name_joins.yaml and head_joins.yaml)
     assert {"Grammy Award for Best Rock Album", "Conference on Neural Information Processing Systems",
@@ -212,7 +214,7 @@ def test_the_noun_phrase_conventions_read_nothing_unless_switched_on_and_a_bad_f
     """Off (``NounPhrases()``, what news and biomedical text get), no span has a descriptor or a group; a labels
     folder's own ``stages/noun_phrases.yaml`` with a list that is not of labels is named in the error."""
     text = "They released the album Pork Soda , Sailing the Seas of Cheese and Frizzle Fry ."
-    spans = candidate_spans(load_spacy()(text), policy="named", joins=JOINS)
+    spans = candidate_spans(load_spacy()(text), policy="named", joins=JOINS, phrases=NAMES)
     assert spans and all(s.descriptor == "" and s.group == -1 for s in spans)
     on = candidate_spans(load_spacy()(text), policy="named", joins=JOINS, phrases=PHRASES)
     assert any(s.descriptor for s in on) and any(s.group >= 0 for s in on)  # (else "off" proves nothing)

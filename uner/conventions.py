@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-NAME_TAGS = frozenset({"NNP", "NNPS"})  # proper nouns: a number next to one starts a new span
-
 
 @dataclass(frozen=True)
 class NounPhrases:
@@ -17,7 +15,8 @@ class NounPhrases:
     default): ``descriptor_tags`` (with ``apposition_arcs``) give a name its ``Span.descriptor``,
     ``coordination_arcs`` its ``Span.group``, ``determiner_tags`` a capitalised determiner that opens it;
     ``hyphens`` keep a word written with them inside ("support-vector", "Kullback-Leibler") whole in a span;
-    ``number_arcs`` join a number to the name that the parse attaches it to ("2012 Summer Olympics", "Voyager 2")."""
+    ``number_arcs`` join a number to the name that the parse attaches it to ("2012 Summer Olympics", "Voyager 2").
+    ``name_tags``, the proper-noun tags, are read whatever the domain switches on: a word with one is name-like."""
 
     descriptor_tags: frozenset[str] = frozenset()
     apposition_arcs: frozenset[str] = frozenset()
@@ -25,12 +24,14 @@ class NounPhrases:
     determiner_tags: frozenset[str] = frozenset()
     hyphens: frozenset[str] = frozenset()
     number_arcs: frozenset[str] = frozenset()
+    name_tags: frozenset[str] = frozenset()
 
 
-def is_name_like(tok) -> bool:
-    """A proper noun, a capitalised word that does not open its sentence, or a letter+digit shape."""
+def is_name_like(tok, name_tags: frozenset[str]) -> bool:
+    """A proper noun (one of ``name_tags``), a capitalised word that does not open its sentence, or a letter+digit
+    shape."""
     text = tok.text
-    if tok.tag_ in NAME_TAGS and any(c.isalpha() for c in text):
+    if tok.tag_ in name_tags and any(c.isalpha() for c in text):
         return True
     if text[:1].isupper() and tok.i != tok.sent.start:
         return True
@@ -55,7 +56,7 @@ def hyphen_words(sent, hyphens: frozenset[str]) -> dict[int, tuple[int, int]]:
     return words
 
 
-def name_numbers(sent, arcs: frozenset[str]) -> frozenset[int]:
+def name_numbers(sent, arcs: frozenset[str], name_tags: frozenset[str]) -> frozenset[int]:
     """The numbers of the sentence that belong to a name: a cardinal that the parse attaches by one of ``arcs`` to
     the name-like word next to it, or to the last word of the name that starts right after it ("2012 Summer
     Olympics", "Eurovision Song Contest 2011", "Voyager 2"); their token indices. Empty without ``arcs``."""
@@ -67,7 +68,8 @@ def name_numbers(sent, arcs: frozenset[str]) -> frozenset[int]:
             continue
         head = tok.head
         between = sent.doc[min(tok.i, head.i) + 1 : max(tok.i, head.i)]
-        if is_name_like(head) and all(map(is_name_like, between)) and (head.i > tok.i or not len(between)):
+        named = is_name_like(head, name_tags) and all(is_name_like(t, name_tags) for t in between)
+        if named and (head.i > tok.i or not len(between)):
             out.add(tok.i)
     return frozenset(out)
 
@@ -96,4 +98,4 @@ def descriptor(tokens, phrases: NounPhrases) -> str:
 
 def _common(tok, phrases: NounPhrases) -> bool:
     """A common noun (one of the descriptor tags) written as a word, not a name, a number or a symbol."""
-    return tok.tag_ in phrases.descriptor_tags and not is_name_like(tok) and tok.is_alpha
+    return tok.tag_ in phrases.descriptor_tags and not is_name_like(tok, phrases.name_tags) and tok.is_alpha

@@ -47,7 +47,7 @@ from functools import lru_cache
 
 import spacy
 
-from .conventions import NAME_TAGS, NounPhrases, descriptor, hyphen_words, is_name_like, name_numbers
+from .conventions import NounPhrases, descriptor, hyphen_words, is_name_like, name_numbers
 
 SPAN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "JJ", "JJR", "JJS", "CD", "FW", "POS", "NFP"})
 SPAN_POLICIES = ("names", "named", "nouns")
@@ -114,15 +114,15 @@ def candidate_spans(doc, tags: frozenset[str] = SPAN_TAGS, policy: str = "nouns"
     out = []
     for sent in doc.sents:
         words = hyphen_words(sent, phrases.hyphens)
-        numbers = name_numbers(sent, phrases.number_arcs)
-        runs = noun_runs(sent, tags, words, numbers)
+        numbers = name_numbers(sent, phrases.number_arcs, phrases.name_tags)
+        runs = noun_runs(sent, tags, words, numbers, phrases.name_tags)
         if phrases.determiner_tags and policy != "nouns":
-            runs = [_with_determiner(run, sent, phrases.determiner_tags) for run in runs]
+            runs = [_with_determiner(run, sent, phrases) for run in runs]
         if policy == "nouns":
             out += [_span(run, sent, True, phrases) for run in runs]
         else:
-            joined = _join_names([_span(part, sent, named, phrases) for run in runs
-                                  for part, named in _compounds(_name_parts(run, words, numbers), sent)], sent, of_head, joins)
+            parts = [part for run in runs for part in _compounds(_name_parts(run, words, numbers, phrases.name_tags), sent)]
+            joined = _join_names([_span(part, sent, named, phrases) for part, named in parts], sent, of_head, joins)
             out += joined if policy == "named" else [sp for sp in joined if sp.named]
     return coordinations(doc, out, phrases.coordination_arcs)
 
@@ -170,16 +170,17 @@ def coordinations(doc, spans: list[Span], arcs: frozenset[str]) -> list[Span]:
 
 
 def noun_runs(sent, tags: frozenset[str] = SPAN_TAGS, words: dict[int, tuple[int, int]] | None = None,
-              numbers: frozenset[int] = frozenset()) -> list[list]:
+              numbers: frozenset[int] = frozenset(), name_tags: frozenset[str] = frozenset()) -> list[list]:
     """Maximal runs of tokens with a tag in ``tags`` (or in a hyphenated word of ``words``, ``hyphen_words``, with
     such a piece: the word is kept whole), cut between numbers and proper nouns (not at a number of ``numbers``,
-    ``name_numbers``), possessives and symbols trimmed at the edges (empty runs dropped)."""
+    ``name_numbers``; proper nouns: ``name_tags``), possessives and symbols trimmed at the edges (empty runs
+    dropped)."""
     words = words or {}
     taken = {i for i, (a, b) in words.items() if any(t.tag_ in tags for t in sent.doc[a : b + 1])}
     runs, run = [], []
     for tok in list(sent) + [None]:
         if tok is not None and (tok.tag_ in tags or tok.i in taken) and not tok.is_space:
-            if (run and _number_meets_name(run[-1], tok) and words.get(tok.i, ()) != words.get(run[-1].i)
+            if (run and _number_meets_name(run[-1], tok, name_tags) and words.get(tok.i, ()) != words.get(run[-1].i)
                     and not {run[-1].i, tok.i} & numbers):
                 runs.append(run)
                 run = []
@@ -190,18 +191,19 @@ def noun_runs(sent, tags: frozenset[str] = SPAN_TAGS, words: dict[int, tuple[int
     return [t for t in (_trim(r) for r in runs) if t]
 
 
-def _with_determiner(run: list, sent, determiner_tags: frozenset[str]) -> list:
-    """``run`` with the determiner before it (a tag of ``determiner_tags``) when that is written with a capital
+def _with_determiner(run: list, sent, phrases: NounPhrases) -> list:
+    """``run`` with the determiner before it (a tag of ``phrases.determiner_tags``) when that is written with a capital
     inside the sentence and a name follows: English capitalises "the" mid-sentence only as a part of a name ("in The
     Hague", "by The Beatles")."""
     first = run[0]
-    if first.i - 1 <= sent.start or not is_name_like(first):
+    if first.i - 1 <= sent.start or not is_name_like(first, phrases.name_tags):
         return run
     det = sent.doc[first.i - 1]
-    return [det, *run] if det.tag_ in determiner_tags and det.text.istitle() else run
+    return [det, *run] if det.tag_ in phrases.determiner_tags and det.text.istitle() else run
 
 
-def _name_parts(run: list, words: dict[int, tuple[int, int]], numbers: frozenset[int]) -> list[tuple[list, bool]]:
+def _name_parts(run: list, words: dict[int, tuple[int, int]], numbers: frozenset[int],
+                name_tags: frozenset[str]) -> list[tuple[list, bool]]:
     """A run cut into its maximal name-like stretches (True) and the rest (False), trimmed; a hyphenated word of
     ``words`` is name-like as a whole when one of its pieces is ("Kullback-Leibler", not "k-means"), and so is a
     number of ``numbers``."""
@@ -209,7 +211,8 @@ def _name_parts(run: list, words: dict[int, tuple[int, int]], numbers: frozenset
     doc = run[0].doc
     for tok in run:
         word = words.get(tok.i)
-        named = (any(map(is_name_like, doc[word[0] : word[1] + 1])) if word else is_name_like(tok)) or tok.i in numbers
+        pieces = doc[word[0] : word[1] + 1] if word else [tok]
+        named = any(is_name_like(t, name_tags) for t in pieces) or tok.i in numbers
         if parts and parts[-1][1] == named:
             parts[-1][0].append(tok)
         else:
@@ -274,10 +277,10 @@ def _span(run: list, sent, named: bool = True, phrases: NounPhrases = NounPhrase
                 descriptor=descriptor(run, phrases) if named else "")
 
 
-def _number_meets_name(prev, tok) -> bool:
-    """A cardinal number next to a proper noun, in either order."""
+def _number_meets_name(prev, tok, name_tags: frozenset[str]) -> bool:
+    """A cardinal number next to a proper noun (one of ``name_tags``), in either order."""
     pair = {prev.tag_, tok.tag_}
-    return "CD" in pair and bool(pair & NAME_TAGS)
+    return "CD" in pair and bool(pair & name_tags)
 
 
 def _edge_junk(tok) -> bool:

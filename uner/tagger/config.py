@@ -69,10 +69,11 @@ class TaggerConfig:
     name_determiners: bool = False  # "named"/"names" policies: a capitalised determiner inside the sentence opens the
     #                                 name after it ("The Lord of the Rings": ``uner.spans``)
     hyphen_words: bool = True  # a word written with a hyphen inside ("support-vector", "Kullback-Leibler"), which the
-    #                            parser splits, is never cut by a candidate span's edge (``uner.spans.hyphen_words``;
-    #                            CoNLL, WNUT, JNLPBA and the five CrossNER dev splits up: docs/accuracy.md §7)
+    #                            parser splits, is never cut by a candidate span's edge
+    #                            (``uner.conventions.hyphen_words``; CoNLL, WNUT, JNLPBA and the five CrossNER dev
+    #                            splits up: docs/accuracy.md §7)
     name_numbers: bool = False  # a number that the parse attaches to the name next to it is part of it ("2012 Summer
-    #                             Olympics", "Voyager 2"; ``uner.spans.name_numbers``); news tables keep it off
+    #                             Olympics", "Voyager 2"; ``uner.conventions.name_numbers``); news tables keep it off
     descriptor_weight: float = 0.0  # share of a name's votes from the common noun in apposition with it ("the album
     #                                  Abbey Road", "Emma , a novel": ``Span.descriptor``)
     coordination_weight: float = 0.0  # share of a coordinated span's votes taken from its group's mean ("Go Plastic ,

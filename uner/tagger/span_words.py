@@ -26,9 +26,9 @@ def name_joins(folder: str | None = None, heads: bool = False) -> NameJoins:
 @cache
 def noun_phrases(folder: str | None = None, descriptors: bool = False, coordinations: bool = False,
                  determiners: bool = False, hyphens: bool = False, numbers: bool = False) -> NounPhrases:
-    """The parse labels of the noun-phrase conventions switched on (``uner.spans.NounPhrases``; the tagger's
+    """The parse labels of the noun-phrase conventions switched on (``uner.conventions.NounPhrases``; the tagger's
     ``descriptor_weight``, ``coordination_weight``, ``name_determiners``, ``hyphen_words`` and ``name_numbers``), from the labels ``folder``'s
-    ``stages/noun_phrases.yaml`` (else the shipped labels'); the others empty. ValueError naming the file for a list
+    ``stages/noun_phrases.yaml`` (else the shipped labels'), with its proper-noun tags always; the others empty. ValueError naming the file for a list
     that is not of labels."""
     read = Words(folder)
 
@@ -37,7 +37,7 @@ def noun_phrases(folder: str | None = None, descriptors: bool = False, coordinat
 
     return NounPhrases(labels("descriptor_tags", descriptors), labels("apposition_arcs", descriptors),
                        labels("coordination_arcs", coordinations), labels("determiner_tags", determiners),
-                       labels("hyphens", hyphens), labels("number_arcs", numbers))
+                       labels("hyphens", hyphens), labels("number_arcs", numbers), labels("name_tags", True))
 
 
 def _words(read: Words, name: str, key: str, lower: bool = True) -> set[str]:
