@@ -1,10 +1,12 @@
 """What the post-typing stages cost beside the tagging itself: the biomedical student over dev sentences, then
 each stage list run over its entities, then the last list with the document pass over the sentences before each
 (``run_in_context``, ``uner eval --context``), in one process; medians of --repeats, as a share of the student's time.
-With ``--teacher N``, then the biomedical teacher over the first N sentences with its ``inner_names`` step on and
-off, taking turns (each pass with a fresh prediction cache): the step's cost as a share of the teacher's time.
+With ``--teacher N``, then the biomedical teacher over the first N sentences with its settings and with one of
+them changed (``--teacher-setting``, default ``inner_names=0``: the step off), taking turns (each pass with a fresh
+prediction cache): the ratio of the two speeds.
 
     python -m benchmarks.bench_stages --gold ../shared/data/ner/bc5cdr/devel.tsv --n 2000 --repeats 5 [--teacher 300]
+        [--teacher-setting context_margin=0.3]
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ def main() -> None:
     ap.add_argument("--stages", nargs="+", default=[*bio, ",".join(bio)], help="each alone, then all in order")
     ap.add_argument("--context", type=int, default=20, help="the document pass reads this many sentences back")
     ap.add_argument("--teacher", type=int, default=0, help="then the uner-bio teacher on this many sentences")
+    ap.add_argument("--teacher-setting", default="inner_names=0", type=_setting,
+                    help="NAME=VALUE: the teacher's setting compared with the domain's")
     args = ap.parse_args()
     texts = [" ".join(s.tokens) for s in list(read_gold(args.gold))[: args.n]]
     print(f"CPU: {cpu_name()}; native bf16 {cpu_has_bf16()}, AMX {cpu_has_amx()}; flags: "
@@ -68,24 +72,36 @@ def main() -> None:
         print(f"  + {label:30s} {cost:7.3f} s  = {100 * cost / base:5.1f} % of the student's time")
 
     if args.teacher:
-        bench_inner_names(texts[: args.teacher], args.repeats)
+        bench_teacher_setting(texts[: args.teacher], args.repeats, *args.teacher_setting)
 
 
-def bench_inner_names(texts: list[str], repeats: int) -> None:
-    """The biomedical teacher with and without its ``inner_names`` step, taking turns; medians."""
+def _setting(text: str) -> tuple[str, float]:
+    name, _, value = text.partition("=")
+    if not value:
+        raise argparse.ArgumentTypeError(f"{text!r}: write NAME=VALUE")
+    return name, float(value)
+
+
+def bench_teacher_setting(texts: list[str], repeats: int, name: str, value: float) -> None:
+    """The biomedical teacher with its domain's settings and with ``name`` set to ``value``, taking turns;
+    medians, and the domain's time as a share of the other's."""
     folder = LabelsFolder.of(None, "uner-bio")
-    on = Tagger.from_pretrained("uner-bio", config=TaggerConfig.for_labels(folder))
-    off = Tagger.from_pretrained("uner-bio", config=TaggerConfig.for_labels(folder, inner_names=False))
-    list(on.tag(texts[:16]))  # (warm-up: loads the step's table)
-    times: dict[str, list[float]] = {"on": [], "off": []}
+    domain = TaggerConfig.for_labels(folder)
+    kind = type(getattr(domain, name))
+    taggers = {"domain": Tagger.from_pretrained("uner-bio", config=domain),
+               f"{name}={value:g}": Tagger.from_pretrained("uner-bio", config=TaggerConfig.for_labels(
+                   folder, **{name: kind(value) if kind in (bool, int) else value}))}
+    for tagger in taggers.values():
+        list(tagger.tag(texts[:16]))  # (warm-up: loads the steps' tables)
+    times: dict[str, list[float]] = {k: [] for k in taggers}
     for _ in range(repeats):
-        for name, tagger in (("off", off), ("on", on)):
+        for key, tagger in taggers.items():
             t = time.perf_counter()
             list(tagger.tag(texts))
-            times[name].append(time.perf_counter() - t)
-    base, with_step = statistics.median(times["off"]), statistics.median(times["on"])
-    print(f"  teacher (uner-bio), inner_names off {base:7.2f} s {len(texts) / base:6.1f} sentences/s; on "
-          f"{with_step:7.2f} s {len(texts) / with_step:6.1f} sentences/s = +{100 * (with_step / base - 1):.1f} %")
+            times[key].append(time.perf_counter() - t)
+    (a, ta), (b, tb) = ((k, statistics.median(v)) for k, v in times.items())
+    print(f"  teacher (uner-bio), {a} ({getattr(domain, name)}) {ta:7.2f} s {len(texts) / ta:6.1f} sentences/s; "
+          f"{b} {tb:7.2f} s {len(texts) / tb:6.1f} sentences/s; the domain's time {100 * ta / tb:.1f} % of the other's")
 
 if __name__ == "__main__":
     main()

@@ -32,8 +32,9 @@ def _assignment(text: str) -> tuple[str, str]:
 
 
 def _typed(config, name: str, value: float):
-    """``value`` as the config field ``name`` holds it (a switch as a bool)."""
-    return bool(value) if isinstance(getattr(config, name), bool) else value
+    """``value`` as the config field ``name`` holds it (a switch as a bool, a count as an int)."""
+    kind = type(getattr(config, name))
+    return kind(value) if kind in (bool, int) else value
 
 
 def sweep(gold: str, model: str, field: str, values: list[float], grid: tuple[str, list[float]] | None,

@@ -149,6 +149,22 @@ def test_head_joins_join_a_name_to_its_complement_only_after_a_common_word():
     assert {"Grammy Award", "Best Rock Album", "Democratic Party", "Left"} <= spans(JOINS)  # (switched off)
 
 
+def test_a_longer_name_knows_its_syntactic_head():
+    """``Span.head``: the parse's head of a name of two words or more, before its complement ("Conference on …",
+    joined across "on") or after its modifiers ("Labour Party"); none for one word, a common noun, or under the
+    nouns policy's names only when they are longer; given spans get it too."""
+    text = ("She chaired the Conference on Neural Information Processing Systems , joined the Labour Party and met "
+            "Hinton in the steel market .")
+    doc = load_spacy()(text)
+    said = {text[s.start : s.end]: s.head
+            for s in candidate_spans(doc, policy="named", joins=name_joins(heads=True), phrases=NAMES)}
+    assert said["Conference on Neural Information Processing Systems"] == "conference"
+    assert said["Labour Party"] == "party"
+    assert said["Hinton"] == "" and said["steel market"] == ""  # (one word; a common noun: its head is its own)
+    start = text.index("Labour")
+    assert given_spans(doc, [(start, start + len("Labour Party"))], NAMES)[0].head == "party"
+
+
 def test_a_bad_head_joins_file_is_named(tmp_path):
     (tmp_path / "stages").mkdir()
     (tmp_path / "stages" / "head_joins.yaml").write_text("joins: [for, on]\n", encoding="utf-8")  # (on: YAML's true)

@@ -47,7 +47,7 @@ from functools import lru_cache
 
 import spacy
 
-from .conventions import NounPhrases, descriptor, hyphen_words, is_name_like, name_numbers
+from .conventions import NounPhrases, descriptor, hyphen_words, is_name_like, name_head, name_numbers
 
 SPAN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "JJ", "JJR", "JJS", "CD", "FW", "POS", "NFP"})
 SPAN_POLICIES = ("names", "named", "nouns")
@@ -82,6 +82,8 @@ class Span:
     given: bool = False  # the caller's span: typed as it is (no post-typing stages)
     descriptor: str = ""  # the common noun in apposition with a name ("the album Abbey Road"; ``descriptor``), lower-cased
     group: int = -1  # the spans coordinated with this one share it (``coordinations``: the first one's start); -1 alone
+    head: str = ""  # a name of two words or more: its syntactic head, lower-cased ("conference" in "Conference on
+    #                 Neural Information Processing Systems"; ``name_head``)
 
 
 @lru_cache(maxsize=4)
@@ -124,7 +126,16 @@ def candidate_spans(doc, tags: frozenset[str] = SPAN_TAGS, policy: str = "nouns"
             parts = [part for run in runs for part in _compounds(_name_parts(run, words, numbers, phrases.name_tags), sent)]
             joined = _join_names([_span(part, sent, named, phrases) for part, named in parts], sent, of_head, joins)
             out += joined if policy == "named" else [sp for sp in joined if sp.named]
-    return coordinations(doc, out, phrases.coordination_arcs)
+    return coordinations(doc, _with_heads(doc, out), phrases.coordination_arcs)
+
+
+def _with_heads(doc, spans: list[Span]) -> list[Span]:
+    """``spans`` with each name's ``head`` (``name_head``: names joined across "of", "on" … included)."""
+    out = []
+    for sp in spans:
+        inside = doc.char_span(sp.start, sp.end, alignment_mode="expand") if sp.named else None
+        out.append(replace(sp, head=name_head(inside)) if inside is not None and len(inside) > 1 else sp)
+    return out
 
 
 def coordinations(doc, spans: list[Span], arcs: frozenset[str]) -> list[Span]:
@@ -301,7 +312,7 @@ def given_spans(doc, offsets: list[tuple[int, int]], phrases: NounPhrases = Noun
         out.append(Span(start, end, sent.start_char, max(sent.end_char, end), True,
                         inside[-1].tag_ if inside is not None and len(inside) else "", given=True,
                         descriptor=descriptor(inside, phrases) if inside is not None and len(inside) else ""))
-    return coordinations(doc, out, phrases.coordination_arcs)
+    return coordinations(doc, _with_heads(doc, out), phrases.coordination_arcs)
 
 
 def parse_inline(text: str) -> tuple[str, list[tuple[int, int]]]:

@@ -350,6 +350,26 @@ def test_common_head_weight_types_a_common_noun_by_its_head_and_leaves_names_alo
         TaggerConfig(common_head_weight=1.0)
 
 
+def test_name_head_weight_blends_in_a_longer_names_head(tiny_tagger):
+    """``name_head_weight``: a name of two words or more moves that share towards its syntactic head's own labels
+    ("country" in "Country of Japan", not its last word); one-word names and names without such a head keep their
+    votes, and the weight is checked."""
+    text = "Obama visited the Country of Japan in Paris ."
+    given = [(text.index(t), text.index(t) + len(t)) for t in ("Country of Japan", "Paris")]
+    spans = [(text, sp) for sp in given_spans(tiny_tagger.nlp(text), given)]
+    by = {text[sp.start : sp.end]: k for k, (_, sp) in enumerate(spans)}
+    assert spans[by["Country of Japan"]][1].head == "country"
+    before = _votes_of(tiny_tagger, spans)
+    after = _votes_of(tiny_tagger, spans, name_head_weight=0.4)
+    said = tiny_tagger.scorer.term_votes(["country"])[0]
+    assert said.any() and not np.allclose(said, tiny_tagger.scorer.term_votes(["japan"])[0])  # (the last word's)
+    np.testing.assert_allclose(after[by["Country of Japan"]], 0.6 * before[by["Country of Japan"]] + 0.4 * said,
+                               atol=1e-6)
+    np.testing.assert_allclose(after[by["Paris"]], before[by["Paris"]], atol=1e-6)
+    with pytest.raises(ValueError, match="name_head_weight"):
+        TaggerConfig(name_head_weight=1.0)
+
+
 def test_an_adapted_folders_subtype_shares_report_its_own_subtype():
     """crossner-literature's calibration.yaml lets WRITER be reported with a hundredth of PERSON's votes (fitted on
     its dev split): a writer's name is a writer there, and a plain person under the tagger's own share (0.1)."""

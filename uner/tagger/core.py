@@ -346,13 +346,15 @@ class Tagger(BaseTagger):
                 open_ = self.scorer.type_margin(short) < cfg.context_margin
         weights = share * asked
         votes = np.einsum("spl,sp->sl", votes, weights / weights.sum(1, keepdims=True))
-        if cfg.head_weight or cfg.name_weight or cfg.common_head_weight:
+        if cfg.head_weight or cfg.name_weight or cfg.common_head_weight or cfg.name_head_weight:
             words = [text[sp.start : sp.end].split() for text, sp in spans]
-            # a trailing number is not the head ("caspase - 9", "nuclear factor 1"): it would vote MEASURE
-            own = self.scorer.term_votes([w[-1] if any(c.isalpha() for c in w[-1]) else "" for w in words])
-            weight = [max(cfg.head_weight, cfg.name_weight if len(w) == 1 else 0) if sp.named
-                      else max(cfg.head_weight, cfg.common_head_weight) for (_, sp), w in zip(spans, words)]
-            votes = blend(votes, own, np.array(weight, np.float32)[:, None])
+            # a trailing number is not the head ("caspase - 9", "nuclear factor 1"): it would vote MEASURE; a longer
+            # name's own head is its syntactic one ("Conference on …") where name_head_weight asks for it
+            heads = [sp.head if sp.head and cfg.name_head_weight > cfg.head_weight
+                     else w[-1] if any(c.isalpha() for c in w[-1]) else "" for (_, sp), w in zip(spans, words)]
+            weight = [max(cfg.head_weight, cfg.name_weight if len(w) == 1 else cfg.name_head_weight if sp.head else 0)
+                      if sp.named else max(cfg.head_weight, cfg.common_head_weight) for (_, sp), w in zip(spans, words)]
+            votes = blend(votes, self.scorer.term_votes(heads), np.array(weight, np.float32)[:, None])
         if cfg.descriptor_weight:
             votes = blend(votes, self.scorer.term_votes([sp.descriptor for _, sp in spans]), cfg.descriptor_weight)
         if cfg.coordination_weight:
