@@ -53,6 +53,7 @@ def test_adapt_makes_a_folder_for_the_page_and_continues_where_it_stopped(tmp_pa
     assert config.name_determiners  # … and "The Lord of the Rings" keeps its "The"
     assert config.name_numbers  # … and "2012 Summer Olympics" keeps its year
     assert config.name_head_weight == 0.2  # … and "Conference on Neural …" hears its head word
+    assert config.stages[-1] == "abbreviations"  # … and "NeurIPS" takes the type of the name it is defined for
     # algorithm and backpropagation are lower case in the corpus, Thriller is not: common nouns of ALGORITHM only
     assert "lower-case types: ALGORITHM" in res.stdout
     assert config.common_types == ("ALGORITHM",) and config.span_policy == "named" and config.common_head_weight == 0.5

@@ -370,6 +370,21 @@ def test_name_head_weight_blends_in_a_longer_names_head(tiny_tagger):
         TaggerConfig(name_head_weight=1.0)
 
 
+def test_an_adapted_folder_types_a_conference_by_its_head_and_its_short_form_like_it():
+    """crossner-ai (name_head_weight 0.2, the abbreviations stage): "International Conference on Learning
+    Representations" is a conference because of its head word, where its masked inputs alone leave it no entity, and
+    "ICLR", defined after it, is one too wherever it stands in the text."""
+    text = ("She chaired the International Conference on Learning Representations ( ICLR ) in Vienna , and ICLR "
+            "grew .")
+    tagger = Tagger.from_pretrained("crossner-ai", device="cpu")
+    assert tagger.config.name_head_weight == 0.2 and "abbreviations" in tagger.config.stages
+    found = [(e.text, e.type) for e in next(tagger.tag([text]))]
+    assert ("International Conference on Learning Representations", "CONFERENCE") in found
+    assert [t for s, t in found if s == "ICLR"] == ["CONFERENCE", "CONFERENCE"]
+    tagger.config = dataclasses.replace(tagger.config, name_head_weight=0.0)
+    assert "International Conference on Learning Representations" not in {e.text for e in next(tagger.tag([text]))}
+
+
 def test_an_adapted_folders_subtype_shares_report_its_own_subtype():
     """crossner-literature's calibration.yaml lets WRITER be reported with a hundredth of PERSON's votes (fitted on
     its dev split): a writer's name is a writer there, and a plain person under the tagger's own share (0.1)."""
