@@ -21,6 +21,7 @@ from uner.models import cpu_has_amx, cpu_has_bf16
 from uner.models.resolve import cpu_name
 from uner.tagger import Student, Tagger, TaggerConfig, run_in_context, run_stages
 
+from .sweep_folder import assignment, typed
 from .teacher_backends import FLAGS, cpu_flags
 
 
@@ -34,7 +35,7 @@ def main() -> None:
     ap.add_argument("--stages", nargs="+", default=[*bio, ",".join(bio)], help="each alone, then all in order")
     ap.add_argument("--context", type=int, default=20, help="the document pass reads this many sentences back")
     ap.add_argument("--teacher", type=int, default=0, help="then the uner-bio teacher on this many sentences")
-    ap.add_argument("--teacher-setting", default="inner_names=0", type=_setting,
+    ap.add_argument("--teacher-setting", default="inner_names=0", type=assignment,
                     help="NAME=VALUE: the teacher's setting compared with the domain's")
     args = ap.parse_args()
     texts = [" ".join(s.tokens) for s in list(read_gold(args.gold))[: args.n]]
@@ -75,22 +76,14 @@ def main() -> None:
         bench_teacher_setting(texts[: args.teacher], args.repeats, *args.teacher_setting)
 
 
-def _setting(text: str) -> tuple[str, float]:
-    name, _, value = text.partition("=")
-    if not value:
-        raise argparse.ArgumentTypeError(f"{text!r}: write NAME=VALUE")
-    return name, float(value)
-
-
-def bench_teacher_setting(texts: list[str], repeats: int, name: str, value: float) -> None:
+def bench_teacher_setting(texts: list[str], repeats: int, name: str, value: str) -> None:
     """The biomedical teacher with its domain's settings and with ``name`` set to ``value``, taking turns;
     medians, and the domain's time as a share of the other's."""
     folder = LabelsFolder.of(None, "uner-bio")
     domain = TaggerConfig.for_labels(folder)
-    kind = type(getattr(domain, name))
     taggers = {"domain": Tagger.from_pretrained("uner-bio", config=domain),
-               f"{name}={value:g}": Tagger.from_pretrained("uner-bio", config=TaggerConfig.for_labels(
-                   folder, **{name: kind(value) if kind in (bool, int) else value}))}
+               f"{name}={value}": Tagger.from_pretrained("uner-bio", config=TaggerConfig.for_labels(
+                   folder, **{name: typed(domain, name, float(value))}))}
     for tagger in taggers.values():
         list(tagger.tag(texts[:16]))  # (warm-up: loads the steps' tables)
     times: dict[str, list[float]] = {k: [] for k in taggers}

@@ -24,14 +24,14 @@ def _values(text: str) -> list[float]:
     return [float(v) for v in text.split(",")]
 
 
-def _assignment(text: str) -> tuple[str, str]:
+def assignment(text: str) -> tuple[str, str]:
     name, _, value = text.partition("=")
     if not value:
         raise argparse.ArgumentTypeError(f"{text!r}: write NAME=VALUE")
     return name, value
 
 
-def _typed(config, name: str, value: float):
+def typed(config, name: str, value: float):
     """``value`` as the config field ``name`` holds it (a switch as a bool, a count as an int)."""
     kind = type(getattr(config, name))
     return kind(value) if kind in (bool, int) else value
@@ -42,14 +42,14 @@ def sweep(gold: str, model: str, field: str, values: list[float], grid: tuple[st
     """Print one line per value (and grid value): end-to-end strict micro F1, P, R, the error classes, per type."""
     tagger = Tagger.from_pretrained(model)
     mapping = Mapping.for_file(gold, [tagger.labels_folder.path / MAPPINGS])
-    base = dataclasses.replace(tagger.config, **{k: _typed(tagger.config, k, v) for k, v in fixed.items()})
+    base = dataclasses.replace(tagger.config, **{k: typed(tagger.config, k, v) for k, v in fixed.items()})
     cache = PredictionCache(max_entries=10**7)
     plain_tag = tagger.tag
     tagger.tag = lambda *a, **kw: plain_tag(*a, **{**kw, "cache": cache})
     for other in ([{}] if grid is None else [{grid[0]: v} for v in grid[1]]):
         for value in values:
             changes = {field: value, **other}
-            tagger.config = dataclasses.replace(base, **{k: _typed(base, k, v) for k, v in changes.items()})
+            tagger.config = dataclasses.replace(base, **{k: typed(base, k, v) for k, v in changes.items()})
             t0 = time.perf_counter()
             report = evaluate(tagger, gold, mapping, mode, limit)
             e2e = report["end_to_end"]
@@ -65,8 +65,8 @@ def main() -> None:
     ap.add_argument("field", help="a TaggerConfig field (a number, or a switch as 0/1)")
     ap.add_argument("values", type=_values, help="comma-separated values")
     ap.add_argument("pairs", nargs="+", help="GOLD:MODEL (a gold file and the labels folder or model to score)")
-    ap.add_argument("--grid", type=_assignment, default=None, help="a second field and its values, NAME=V1,V2")
-    ap.add_argument("--set", dest="fixed", type=_assignment, action="append", default=[],
+    ap.add_argument("--grid", type=assignment, default=None, help="a second field and its values, NAME=V1,V2")
+    ap.add_argument("--set", dest="fixed", type=assignment, action="append", default=[],
                     help="a field held at one value, NAME=VALUE (repeatable)")
     ap.add_argument("--mode", default="end-to-end", choices=("end-to-end", "both"))
     ap.add_argument("--limit", type=int, default=None, help="first N sentences of each split")

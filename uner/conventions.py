@@ -101,12 +101,9 @@ def _common(tok, phrases: NounPhrases) -> bool:
     return tok.tag_ in phrases.descriptor_tags and not is_name_like(tok, phrases.name_tags) and tok.is_alpha
 
 
-def name_head(tokens) -> str:
-    """The syntactic head of a name of two words or more, lower-cased: "conference" in "Conference on Neural
-    Information Processing Systems", "foundation" in "Neural Information Processing Systems Foundation", "party" in
-    "Labour Party"; "" for one word, or a head that is no word (a number, a symbol). English puts the class of a
-    named institution, event or work in its head, before its complement or after its modifiers."""
-    if len(tokens) < 2:
-        return ""
-    root = tokens.root if hasattr(tokens, "root") else tokens[0].doc[tokens[0].i : tokens[-1].i + 1].root
-    return root.lower_ if root.is_alpha else ""
+def name_head(name) -> str:
+    """The syntactic head of a name (a spaCy span) of two tokens or more, lower-cased: "conference" in "Conference on
+    Neural Information Processing Systems", "foundation" in "Neural Information Processing Systems Foundation",
+    "party" in "Labour Party"; "" for one token, or a head that is no word (a number, a symbol). English puts the
+    class of a named institution, event or work in its head, before its complement or after its modifiers."""
+    return name.root.lower_ if len(name) > 1 and name.root.is_alpha else ""

@@ -134,7 +134,7 @@ def _with_heads(doc, spans: list[Span]) -> list[Span]:
     out = []
     for sp in spans:
         inside = doc.char_span(sp.start, sp.end, alignment_mode="expand") if sp.named else None
-        out.append(replace(sp, head=name_head(inside)) if inside is not None and len(inside) > 1 else sp)
+        out.append(replace(sp, head=name_head(inside)) if inside is not None else sp)
     return out
 
 
