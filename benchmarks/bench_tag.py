@@ -68,21 +68,24 @@ if sys.argv[1] == "student":
     tagger = Student.from_pretrained(sys.argv[2])
 else:
     from uner.tagger import Tagger
-    tagger = Tagger.from_pretrained(device="cpu", dtype=sys.argv[2])
+    tagger = Tagger.from_pretrained(sys.argv[3] if len(sys.argv) > 3 else None, device="cpu", dtype=sys.argv[2])
 list(tagger.tag(texts))
 print(int(re.search(r"VmHWM:\\s+(\\d+)", open("/proc/self/status").read()).group(1)) / 1024)
 """
 
 
-def peak_memory_mb(engine: str, arg: str, texts: list[str]) -> float:
-    """Peak resident memory (MB) of a fresh process that loads ``engine`` and tags ``texts`` (VmHWM: ru_maxrss
-    of a child can carry the forking parent's peak over exec)."""
-    out = subprocess.run([sys.executable, "-c", _PEAK, engine, arg], input=json.dumps(texts), text=True,
+def peak_memory_mb(engine: str, arg: str, texts: list[str], model: str | None = None) -> float:
+    """Peak resident memory (MB) of a fresh process that loads ``engine`` (a teacher of ``model``, default the
+    embedded one, in dtype ``arg``; a student from folder ``arg``) and tags ``texts`` (VmHWM: ru_maxrss of a child
+    can carry the forking parent's peak over exec)."""
+    out = subprocess.run([sys.executable, "-c", _PEAK, engine, arg, *([model] if model else [])],
+                         input=json.dumps(texts), text=True,
                          capture_output=True, check=True)
     return float(out.stdout.strip().splitlines()[-1])
 
 
-def bench_student(path: str | None, texts: list[str], teacher_seconds: float, repeats: int, dtype: str) -> None:
+def bench_student(path: str | None, texts: list[str], teacher_seconds: float, repeats: int, dtype: str,
+                  model: str | None = None) -> None:
     """The student's sentences/s on ``texts`` (after a warm-up run, median of ``5 * repeats``: one run takes a
     fraction of a second, so single runs are noisy), its ratio to the teacher, peak memory."""
     from uner.tagger import Student
@@ -100,7 +103,7 @@ def bench_student(path: str | None, texts: list[str], teacher_seconds: float, re
     print(f"  student  {med:8.2f} s  {len(texts) / med:29.1f} sentences/s  ({folder}: spaCy tokenizer + NER, "
           "no parser, no masked LM)")
     print(f"  student vs batched teacher: {teacher_seconds / med:.1f}x the sentences/s")
-    print(f"  peak memory (fresh process, load + tag): teacher {peak_memory_mb('teacher', dtype, texts):.0f} MB, "
+    print(f"  peak memory (fresh process, load + tag): teacher {peak_memory_mb('teacher', dtype, texts, model):.0f} MB, "
           f"student {peak_memory_mb('student', folder, texts):.0f} MB")
 
 
@@ -200,7 +203,7 @@ def main() -> None:
     print("  batched time: " + ", ".join(f"{k} {statistics.median(b[k] for b in breakdown):.2f} s" for k in breakdown[0]))
     print(f"  batched ({dtype}) vs float32 tagger: " + agreement(cache, ref_cache, results, ref_results, n_spans))
     if args.student != "none":
-        bench_student(args.student, texts, med["batched"], args.repeats, dtype)
+        bench_student(args.student, texts, med["batched"], args.repeats, dtype, args.model)
     bench_backends(texts, args.model, args.repeats)
 
 

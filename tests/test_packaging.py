@@ -85,19 +85,24 @@ def test_an_installed_model_package_is_found_by_name(no_source_tree, tmp_path, m
 
 
 def test_the_wheels_split_the_models_as_uner_paths_expects():
-    """The main wheel carries the default model, its labels and the general student; the uner-bio package the
-    models ``PACKAGED_MODELS`` names (and their labels), under the entry point that ``uner.paths`` reads."""
+    """The main wheel carries the default model, its labels and the general student; each model package (uner-bio,
+    uner-mpnet) the models that ``PACKAGED_MODELS`` sends to its extra (and their labels), under the entry point
+    that ``uner.paths`` reads, and the main package names it as that extra."""
     main = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    bio = tomllib.loads((ROOT / "packages" / "uner-bio" / "pyproject.toml").read_text())
     shipped = main["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"]
     assert shipped == {f"models/{paths.DEFAULT_MODEL}": f"uner/_models/{paths.DEFAULT_MODEL}",
                        f"models/{paths.STUDENT_MODEL}": f"uner/_models/{paths.STUDENT_MODEL}",
                        f"labels/{paths.DEFAULT_MODEL}": f"uner/_labels/{paths.DEFAULT_MODEL}"}
-    packaged = bio["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"]
-    assert {Path(src).name for src in packaged if "/models/" in src} == set(paths.PACKAGED_MODELS)
-    assert all((ROOT / "packages" / "uner-bio" / src).resolve().is_dir() for src in packaged)
-    assert bio["project"]["entry-points"][paths.MODEL_PACKAGE_GROUP] == {"uner-bio": "uner_bio"}
-    assert main["project"]["optional-dependencies"]["bio"] == ["uner-bio>=0.1"]
+    for extra in sorted(set(paths.PACKAGED_MODELS.values())):
+        package = ROOT / "packages" / f"uner-{extra}"
+        meta = tomllib.loads((package / "pyproject.toml").read_text())
+        packaged = meta["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"]
+        models = {Path(src).name for src in packaged if "/models/" in src}
+        assert models == {m for m, e in paths.PACKAGED_MODELS.items() if e == extra}
+        assert all((package / src).resolve().is_dir() for src in packaged)
+        module = f"uner_{extra}"
+        assert meta["project"]["entry-points"][paths.MODEL_PACKAGE_GROUP] == {sorted(models)[0]: module}
+        assert main["project"]["optional-dependencies"][extra] == [f"uner-{extra}>=0.1"]
 
 
 def test_dependencies_are_ranges_and_the_cpu_torch_pin_only_in_the_install_command():

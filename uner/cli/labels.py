@@ -13,6 +13,7 @@ import typer
 from ..labels import (LabelError, LabelsFolder, LabelTable, TypeHierarchy, bootstrap, compile_labels, label_stats,
                       load_seeds, term_distribution, type_rollup)
 from ..models import ModelNotFoundError, load_vocabulary, term_normaliser
+from ..labels.retarget import retarget
 from ..labels.user_types import add_types
 from ..paths import ReadOnlyError, check_writable
 from ._util import ModelOpt, app, fail
@@ -134,3 +135,24 @@ def labels_add_types(
         typer.echo(f"{t.name}{' under ' + t.parent if t.parent else ''}: {len(seeds.get(t.name, []))} seed terms")
     typer.echo(f"-> {labels.types_path}, {labels.seeds_path}; next: uner labels bootstrap {labels.path}, then "
                f"uner annotate {labels.path}")
+
+
+@labels_app.command("retarget")
+def labels_retarget(
+    folder: Annotated[Path, typer.Argument(help="The labels folder to carry (a model's, or an adapted one).")],
+    model: Annotated[str, typer.Option("--model", "-m", help="The model to carry it to.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The new labels folder (must not exist).")],
+    from_model: Annotated[Optional[str], typer.Option(help="The model the folder's table is indexed by (default: "
+                                                        "the one its tagger.yaml names, else the embedded model).")] = None,
+) -> None:
+    """Carry a labels folder to another model term by term: its table re-indexed by that model's vocabulary,
+    everything a person decided copied as it is (an adapted folder's tagger.yaml then names the new model)."""
+    with _reported():
+        source = LabelsFolder.existing(folder)
+        old_vocab = load_vocabulary(from_model or source.model())[0]
+        new_vocab = load_vocabulary(model)[0]
+        try:
+            done = retarget(source.path, out, old_vocab, new_vocab, model)
+        except (FileExistsError, ValueError) as exc:
+            fail(str(exc))
+    typer.echo(str(done))

@@ -62,6 +62,22 @@ class LabelTable:
         """Unpropagated counts L (human labels + seeds), vocabulary × labels."""
         return self._dense(self.direct_rows, self.direct_cols, self.direct_values, None)
 
+    def carried(self, old_vocab: Sequence[str], new_vocab: Sequence[str]) -> tuple[LabelTable, int]:
+        """This table indexed by another model's vocabulary, term by term (a term's row follows its string), and
+        how many labelled terms the other vocabulary lacks (their rows are dropped). For a model whose vocabulary
+        holds the same terms (all-mpnet-base-v2 and MiniLM: the same WordPieces, other ids), nothing is lost."""
+        index = {term: i for i, term in enumerate(new_vocab)}
+        where = np.array([index.get(term, -1) for term in old_vocab], dtype=np.int64)
+
+        def move(rows: np.ndarray, *rest: np.ndarray) -> list[np.ndarray]:
+            new = where[rows]
+            keep = new >= 0
+            return [new[keep].astype(np.int32), *(r[keep] for r in rest)]
+
+        lost = int((where[np.unique(np.concatenate([self.rows, self.direct_rows]))] < 0).sum())
+        return LabelTable(self.labels, len(new_vocab), *move(self.rows, self.cols, self.values),
+                          *move(self.direct_rows, self.direct_cols, self.direct_values)), lost
+
     def save(self, path: str | os.PathLike) -> None:
         """Write ``label_table.npz`` (deterministic bytes, atomic)."""
         write_npz(Path(path), {"labels": np.asarray(self.labels, dtype=str), "vocab_size": np.array(self.vocab_size),

