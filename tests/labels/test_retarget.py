@@ -59,3 +59,12 @@ def test_the_shipped_base_size_teacher_votes_with_the_default_models_labels_term
     assert new.shape == (len(new_vocab), old.shape[1]) and new.sum() == pytest.approx(old.sum())
     for term in ("president", "paris", "company", "protein", "the"):
         assert np.array_equal(new[index[term]], old[old_vocab.index(term)]), term
+
+
+def test_the_base_size_teacher_tags_with_its_carried_labels():
+    """End to end with the shipped uner-mpnet-base and labels/uner-mpnet-base, found by the model's name."""
+    from uner import Tagger
+
+    tagger = Tagger.from_pretrained("uner-mpnet-base", device="cpu")
+    found = {(e.text, e.type) for e in next(tagger.tag(["Angela Merkel met the board of Siemens in Munich ."]))}
+    assert {("Angela Merkel", "PERSON"), ("Siemens", "ORGANIZATION"), ("Munich", "LOCATION")} <= found, found

@@ -107,7 +107,7 @@ def test_a_labels_folder_maps_its_own_types_onto_the_datasets_it_names(tmp_path)
 @pytest.mark.parametrize("model", ["crossner-ai", str(Path("labels/crossner-ai").resolve())])
 def test_uner_eval_takes_an_adapted_folder_as_the_model_with_its_own_mapping(tmp_path, model):
     """``uner eval <crossner ai file> --model crossner-ai`` and nothing else: the shipped adapted folder's labels,
-    settings and mapping, the default model (its tagger.yaml names none)."""
+    settings and mapping, and the model its tagger.yaml names (uner-mpnet-base)."""
     from tests.helpers import uner
 
     gold = tmp_path / "crossner" / "ai" / "dev.txt"

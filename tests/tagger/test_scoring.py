@@ -372,7 +372,7 @@ def test_name_head_weight_blends_in_a_longer_names_head(tiny_tagger):
 
 def test_an_adapted_folder_types_a_conference_by_its_head_and_its_short_form_like_it():
     """crossner-ai (name_head_weight 0.2, the abbreviations stage): "International Conference on Learning
-    Representations" is a conference because of its head word, where its masked inputs alone leave it no entity, and
+    Representations" is a conference because of its head word, where its masked inputs alone make it an organisation, and
     "ICLR", defined after it, is one too wherever it stands in the text."""
     text = ("She chaired the International Conference on Learning Representations ( ICLR ) in Vienna , and ICLR "
             "grew .")
@@ -382,20 +382,23 @@ def test_an_adapted_folder_types_a_conference_by_its_head_and_its_short_form_lik
     assert ("International Conference on Learning Representations", "CONFERENCE") in found
     assert [t for s, t in found if s == "ICLR"] == ["CONFERENCE", "CONFERENCE"]
     tagger.config = dataclasses.replace(tagger.config, name_head_weight=0.0)
-    assert "International Conference on Learning Representations" not in {e.text for e in next(tagger.tag([text]))}
+    without = {(e.text, e.type) for e in next(tagger.tag([text]))}
+    assert ("International Conference on Learning Representations", "CONFERENCE") not in without
 
 
 def test_an_adapted_folders_subtype_shares_report_its_own_subtype():
     """crossner-literature's calibration.yaml lets WRITER be reported with a hundredth of PERSON's votes (fitted on
-    its dev split): a writer's name is a writer there, and a plain person under the tagger's own share (0.1)."""
-    text = "The story was later retold by Walter Scott in a longer form ."
+    its dev split): a writer's name is a writer there, and a plain person under the tagger's own share (0.1). (Its
+    teacher, uner-mpnet-base, names Walter Scott a writer even so; Mary Shelley in a sentence about a visit it
+    does not.)"""
+    text = "Her friend Mary Shelley visited Geneva that summer ."
 
-    def scott(calibrate: bool) -> tuple[str, str | None]:
+    def shelley(calibrate: bool) -> tuple[str, str | None]:
         tagger = Tagger.from_pretrained("crossner-literature", device="cpu", calibrate=calibrate)
-        return {e.text: (e.type, e.subtype) for e in next(tagger.tag(text))}["Walter Scott"]
+        return {e.text: (e.type, e.subtype) for e in next(tagger.tag(text))}["Mary Shelley"]
 
-    assert scott(False) == ("PERSON", None)
-    assert scott(True) == ("PERSON", "WRITER")
+    assert shelley(False) == ("PERSON", None)
+    assert shelley(True) == ("PERSON", "WRITER")
 
 
 def test_descriptor_weight_blends_in_the_common_noun_before_a_name(tiny_tagger):
