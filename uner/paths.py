@@ -160,13 +160,19 @@ def graph_cache_dir(model_dir: str | os.PathLike) -> Path:
 def weights_key(model_dir: str | os.PathLike) -> str:
     """A short hash of the names and bytes of a model folder's weights files: the same for every copy of the
     model, whatever its files' times. Each file's sha256 (about 0.05 s for the default model's 45 MB) is computed
-    once per process for its path, size and modification time."""
+    once per process (``file_sha256``)."""
     digest = hashlib.sha256()
     for f in sorted(Path(model_dir).iterdir()):
         if f.suffix in WEIGHT_SUFFIXES and f.is_file():
-            stat = f.stat()
-            digest.update(f"{f.name}:{_sha256(str(f.resolve()), stat.st_size, stat.st_mtime_ns)};".encode())
+            digest.update(f"{f.name}:{file_sha256(f)};".encode())
     return digest.hexdigest()[:16]
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    """The hex sha256 of a file's bytes, computed once per process for its path, size and modification time."""
+    resolved = Path(path).resolve()
+    stat = resolved.stat()
+    return _sha256(str(resolved), stat.st_size, stat.st_mtime_ns)
 
 
 @functools.lru_cache(maxsize=64)

@@ -203,6 +203,11 @@ def test_uner_tag_takes_an_adapted_folder_as_the_model(tmp_path):
         outs[name] = tmp_path / f"{name}.jsonl"
         res = uner("tag", str(inp), "-o", str(outs[name]), *args)
         assert res.returncode == 0, res.stderr
-    ents = json.loads(outs["named"].read_text())["entities"]
-    assert ("Geoffrey Hinton", "RESEARCHER") in {(e["text"], e["subtype"]) for e in ents}
-    assert outs["workers"].read_text() == outs["named"].read_text() == outs["explicit"].read_text()
+    ents = {name: json.loads(out.read_text())["entities"] for name, out in outs.items()}
+    assert ("Geoffrey Hinton", "RESEARCHER") in {(e["text"], e["subtype"]) for e in ents["named"]}
+    # the same entities; scores alike to bf16's rounding (on a CPU with AMX its sums depend on the thread count)
+    spans = {name: [(e["text"], e["start"], e["end"], e["type"], e["subtype"]) for e in found]
+             for name, found in ents.items()}
+    assert spans["workers"] == spans["named"] == spans["explicit"]
+    for found in (ents["workers"], ents["explicit"]):
+        assert [e["score"] for e in found] == pytest.approx([e["score"] for e in ents["named"]], abs=0.005)

@@ -8,12 +8,13 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from tests.helpers import BIO_STAGES, uner
-from uner.tagger import Entity, TaggerConfig, run_stages
+from uner.tagger import Entity, Student, TaggerConfig, run_stages
 from uner.tagger.stages.phrases import (ClassWords, DegreeWords, PhraseDoc, PhraseWords, bounds, class_nouns,
                                         degree_modifiers, phrase_bounds)
 from uner.vocab.phrases import PhraseCounts, ngram_hash, tokens
@@ -205,6 +206,27 @@ def test_class_nouns_drop_what_the_corpus_writes_after_a_determiner():
     assert len(class_nouns(text, ents, words=rarer)) == 3  # (seen too rarely to judge)
 
 
+def test_class_nouns_at_the_edges_of_a_substance_go():
+    """"dose" is a class noun (10 of 12 uses after "a" or "the"): "dose methylprednisolone" and "morphine dose" keep
+    the substance (tie 2 / 12 < 0.2); a disease keeps it (not an edge type); where the corpus ties the edge word to the
+    rest as a name (tie ≥ keep_tie) it stays."""
+    corpus = (["A dose of methylprednisolone was given."] * 5 + ["The dose was high."] * 5
+              + ["Morphine dose was low."] * 2 + ["Morphine was given."] * 20)
+    counts = PhraseCounts.mine(corpus, max_n=4, min_count=2, n_frequent=0)
+    text = "High dose methylprednisolone , morphine dose and dose toxicity ."
+    ents = [Entity("dose methylprednisolone", 5, 28, "DRUG", None, 0.5), Entity("morphine dose", 31, 44, "DRUG", None, 0.5),
+            Entity("dose toxicity", 49, 62, "DISEASE", None, 0.5)]
+    words = ClassWords(counts, ("a", "the"), 0.5, 10, ("DRUG", "DISEASE"), edge_types=("DRUG",), keep_tie=0.2)
+    out = class_nouns(text, ents, words=words)
+    assert [(e.text, e.start, e.end) for e in out] == [("methylprednisolone", 10, 28), ("morphine", 31, 39),
+                                                      ("dose toxicity", 49, 62)]
+    assert all(text[e.start : e.end] == e.text for e in out)
+    tied = replace(words, keep_tie=0.1)
+    assert [e.text for e in class_nouns(text, ents[:2], words=tied)] == ["methylprednisolone", "morphine dose"]
+    assert [e.text for e in class_nouns(text, ents[:2], words=replace(words, edge_types=()))] == \
+        ["dose methylprednisolone", "morphine dose"]
+
+
 def test_the_verdicts_kept_are_bounded(monkeypatch):
     """A long run meets ever more entity texts: the verdicts kept stay few, and a verdict dropped is found again."""
     monkeypatch.setattr("uner.tagger.stages.phrases._MAX_JUDGED", 2)
@@ -230,6 +252,18 @@ def test_the_biomedical_taggers_leave_out_class_nouns(tmp_path, engine):
     assert {"single dose", "drug"} <= before.keys() and "single dose" not in after and "drug" not in after
     assert after["morphine"] == "DRUG" and after["seizures"] == "DISEASE"
     assert after.keys() == before.keys() - {"single dose", "drug", "risk"}
+
+
+def test_the_biomedical_student_names_a_substance_without_its_dose():
+    """End to end with the shipped student and table: "dose methylprednisolone" and "tacrolimus dose" are the drugs
+    alone with the whole biomedical stages; without ``class_nouns`` the student keeps the dose."""
+    text = "Patients received high dose methylprednisolone and the tacrolimus dose was lowered ."
+    without = Student.from_pretrained("uner-student-bio", stages=BIO_STAGES[:-1])
+    [off], [on] = without.tag([text]), Student.from_pretrained("uner-student-bio").tag([text])
+    assert {"dose methylprednisolone", "tacrolimus dose"} <= {e.text for e in off}
+    on = {e.text: e for e in on}
+    assert on["methylprednisolone"].type == on["tacrolimus"].type == "DRUG"
+    assert "class_nouns" in on["tacrolimus"].stages and "dose methylprednisolone" not in on
 
 
 def test_uner_phrases_writes_the_table_the_stage_reads(tmp_path):

@@ -32,6 +32,10 @@ def _run(text: str, *parts: tuple[str, str] | tuple[str, str, float]) -> list[tu
     # the piece before: a Greek letter, or a code before an entity that opens with a piece
     ("the alpha - globin gene", [("globin gene", "GENE")], [("alpha - globin gene", "GENE")]),
     ("the HIV - 1 promoter", [("1 promoter", "GENE")], [("HIV - 1 promoter", "GENE")]),
+    # one letter, in either case, is a prefix of the name: two entities across the hyphen, or one after it
+    ("of c-jun and v - src", [("c", "GENE", 0.3), ("jun", "GENE", 0.3), ("src", "GENE")],
+     [("c-jun", "GENE"), ("v - src", "GENE")]),
+    ("given d - amphetamine", [("amphetamine", "DRUG")], [("d - amphetamine", "DRUG")]),
     # not pieces: a word ("dose - dependent"), a long number, a word before a non-piece ("NF - kappa" is)
     ("a dose - dependent rise", [("dose", "DRUG")], [("dose", "DRUG")]),
     ("in cells - 1998 data", [("cells", "CELL")], [("cells", "CELL")]),
@@ -48,13 +52,14 @@ def test_pieces_join_the_name_beside_them(text, parts, expected):
 def test_the_biomedical_domain_runs_it_with_the_shipped_words_and_the_student_gives_whole_names():
     assert "name_pieces" in TaggerConfig.for_domain("biomedical").stages
     assert "name_pieces" not in TaggerConfig.for_domain("general").stages
-    text = "Activation of caspase - 9 and of TEF - 1beta needs the HIV - 1 promoter and alpha - globin ."
+    text = ("Activation of caspase - 9 and of TEF - 1beta needs the HIV - 1 promoter and alpha - globin , v - src and "
+            "c - fos .")
     ent = Entity("caspase", 14, 21, "GENE", None, 0.5)
     assert [e.text for e in run_stages(text, [ent], ("name_pieces",))] == ["caspase - 9"]
     without = Student.from_pretrained("uner-student-bio", stages=("abbreviations", "phrase_bounds"))
     with_it = Student.from_pretrained("uner-student-bio")
     [off], [on] = without.tag([text]), with_it.tag([text])
-    assert {"caspase", "TEF", "alpha"} <= {e.text for e in off}  # (the student alone cuts at the hyphens)
+    assert {"caspase", "TEF", "alpha", "src", "fos"} <= {e.text for e in off}  # (the student alone cuts at hyphens)
     on = {e.text: e for e in on}
-    for name in ("caspase - 9", "TEF - 1beta", "HIV - 1 promoter", "alpha - globin"):
+    for name in ("caspase - 9", "TEF - 1beta", "HIV - 1 promoter", "alpha - globin", "v - src", "c - fos"):
         assert on[name].type == "GENE" and "name_pieces" in on[name].stages

@@ -8,6 +8,7 @@ import dataclasses
 import numpy as np
 import pytest
 
+from uner.labels import LabelsFolder
 from uner.spans import Span, given_spans
 from uner.tagger import PredictionCache, Tagger, TaggerConfig
 from uner.tagger.config import CI_TEMPLATES
@@ -431,3 +432,24 @@ def test_coordination_weight_pools_the_votes_of_coordinated_spans(tiny_tagger):
     np.testing.assert_allclose(after[alone], before[alone], atol=1e-6)
     with pytest.raises(ValueError, match="coordination_weight"):
         TaggerConfig(coordination_weight=1.0)
+
+
+def test_a_types_calibrated_minimum_keeps_found_spans_out_but_types_a_given_one(tmp_path):
+    """uner-bio with its labels, a drug's minimum raised to 0.99: "aspirin" found in the text is no entity, the same
+    span given by the caller is still typed a drug (the minimums decide which candidates are kept). No stages: the
+    lexicon stage would add the drug back."""
+    import shutil
+
+    from uner.labels import Calibration
+
+    labels = tmp_path / "uner-bio"
+    shutil.copytree(LabelsFolder.of(None, "uner-bio").path, labels)
+    text = "Patients took aspirin daily ."
+    span = (text.index("aspirin"), text.index("aspirin") + len("aspirin"))
+    for minimum, found in ((0.0, True), (0.99, False)):
+        Calibration({}, {"DRUG": minimum}).save(labels / "calibration.yaml")
+        tagger = Tagger.from_pretrained("uner-bio", labels,
+                                        config=TaggerConfig.for_labels(LabelsFolder(labels), stages=()))
+        assert ("aspirin" in {e.text for e in next(tagger.tag([text]))}) is found
+        [given] = next(tagger.tag([text], [[span]]))
+        assert (given.text, given.type) == ("aspirin", "DRUG")

@@ -53,5 +53,4 @@ def retarget(src: Path, out: Path, old_vocab: list[str], new_vocab: list[str], m
             settings.write_text(text if n else text.rstrip("\n") + f"\n{line}\n", encoding="utf-8")
 
     atomic_dir(out, write)
-    terms = len(set(table.rows.tolist()) | set(table.direct_rows.tolist()))
-    return Retargeted(out, terms - lost, lost)
+    return Retargeted(out, len(table.labelled_terms()) - lost, lost)

@@ -62,6 +62,10 @@ class LabelTable:
         """Unpropagated counts L (human labels + seeds), vocabulary × labels."""
         return self._dense(self.direct_rows, self.direct_cols, self.direct_values, None)
 
+    def labelled_terms(self) -> np.ndarray:
+        """The vocabulary ids that carry a label, propagated or direct (sorted, each once)."""
+        return np.union1d(self.rows, self.direct_rows)
+
     def carried(self, old_vocab: Sequence[str], new_vocab: Sequence[str]) -> tuple[LabelTable, int]:
         """This table indexed by another model's vocabulary, term by term (a term's row follows its string), and
         how many labelled terms the other vocabulary lacks (their rows are dropped). For a model whose vocabulary
@@ -74,7 +78,7 @@ class LabelTable:
             keep = new >= 0
             return [new[keep].astype(np.int32), *(r[keep] for r in rest)]
 
-        lost = int((where[np.unique(np.concatenate([self.rows, self.direct_rows]))] < 0).sum())
+        lost = int((where[self.labelled_terms()] < 0).sum())
         return LabelTable(self.labels, len(new_vocab), *move(self.rows, self.cols, self.values),
                           *move(self.direct_rows, self.direct_cols, self.direct_values)), lost
 

