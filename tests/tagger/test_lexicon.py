@@ -87,36 +87,35 @@ def test_the_stage_adds_the_terms_no_entity_holds(tmp_path):
 
 
 def test_the_stage_drops_the_strings_its_corpus_rarely_tags(tmp_path):
-    """"protein" is tagged in 1 of its 4 occurrences (a common word), "p53" in both of its: with ``drop_below`` 0.4
-    a gene "protein" goes, "p53" stays, and so does a "protein" of a type not listed; without the settings both
-    stay."""
+    """"protein" is tagged in 1 of its 4 occurrences (a common word), "p53" in both of its: with ``below`` 0.4 a
+    gene "protein" goes, "p53" stays, and so does a "protein" of a type not listed; with ``below`` 0.2 all stay."""
     records = [_record("The protein binds p53 .", ("protein", "GENE"), ("p53", "GENE")),
                _record("This protein and that protein bind a protein ."),
                _record("p53 rose .", ("p53", "GENE"))]
     (tmp_path / "stages").mkdir()
     _lexicon(records, min_tagged=1).save(tmp_path / "stages" / "lexicon.tsv")
-    conf = "table: lexicon.tsv\nmin_tagged: 5\nmin_rate: 0.6\nmin_share: 0.7\n"
-    (tmp_path / "stages" / "lexicon.yaml").write_text(conf + "drop_types: [GENE]\ndrop_below: 0.4\n", encoding="utf-8")
+    (tmp_path / "stages" / "rarely_tagged.yaml").write_text("table: lexicon.tsv\nbelow: 0.4\ntypes: [GENE]\n",
+                                                            encoding="utf-8")
     text = "The protein and p53 and a protein ."
     ents = [Entity("protein", 4, 11, "GENE", None, 0.5), Entity("p53", 16, 19, "GENE", None, 0.5),
             Entity("protein", 26, 33, "DRUG", None, 0.5)]
-    out = run_stages(text, ents, ["lexicon"], str(tmp_path))
+    out = run_stages(text, ents, ["rarely_tagged"], str(tmp_path))
     assert [(e.text, e.type) for e in out] == [("p53", "GENE"), ("protein", "DRUG")]
-    keep = tmp_path / "keep"
-    (keep / "stages").mkdir(parents=True)
-    (keep / "stages" / "lexicon.tsv").write_bytes((tmp_path / "stages" / "lexicon.tsv").read_bytes())
-    (keep / "stages" / "lexicon.yaml").write_text(conf, encoding="utf-8")
-    assert run_stages(text, ents, ["lexicon"], str(keep)) == ents
+    keep = tmp_path / "keep" / "stages"
+    keep.mkdir(parents=True)
+    (keep / "lexicon.tsv").write_bytes((tmp_path / "stages" / "lexicon.tsv").read_bytes())
+    (keep / "rarely_tagged.yaml").write_text("table: lexicon.tsv\nbelow: 0.2\ntypes: [GENE]\n", encoding="utf-8")
+    assert run_stages(text, ents, ["rarely_tagged"], str(keep.parent)) == ents  # (1 of 4 is not below 0.2)
 
 
 def test_the_biomedical_student_leaves_out_the_words_its_corpus_rarely_tags():
     """End to end with the shipped student and table: the student alone calls "protein", "promoter" and
-    "transcription" genes; with the ``lexicon`` stage only "p53 gene" stays."""
+    "transcription" genes; with the ``rarely_tagged`` stage only "p53 gene" stays."""
     from tests.helpers import BIO_STAGES
     from uner.tagger import Student
 
     text = "The protein binds to the promoter of the p53 gene and activates transcription ."
-    without = Student.from_pretrained("uner-student-bio", stages=tuple(s for s in BIO_STAGES if s != "lexicon"))
+    without = Student.from_pretrained("uner-student-bio", stages=tuple(s for s in BIO_STAGES if s != "rarely_tagged"))
     assert {"protein", "promoter", "transcription"} <= {e.text for e in next(without.tag([text]))}
     assert [(e.text, e.type) for e in next(Student.from_pretrained("uner-student-bio").tag([text]))] == [
         ("p53 gene", "GENE")]

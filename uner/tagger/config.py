@@ -207,11 +207,12 @@ DOMAINS: dict[str, dict] = {
                    # form's type (not the news conventions, titles and sports sides; BC5CDR, NCBI-disease dev)
                    # and names completed from the domain corpus's phrases ("5 - FU", "dilated cardiomyopathy"; the same)
                    # and from the pieces a hyphen joins ("caspase - 9"), without the gradable words that open them
-                   # ("severe heart failure"; docs/accuracy.md §3.9, §3.10), then the terms the domain's tagged corpus
-                   # knows where a sentence missed them ("doxorubicin"; §3.11), and no class nouns for names ("a
-                   # dose", "the drug": what the corpus writes after a determiner; §3.12)
+                   # ("severe heart failure"; docs/accuracy.md §3.9, §3.10), without the gene words that the tagged
+                   # corpus rarely tags ("protein"; §3.14), then the terms that corpus knows where a sentence missed
+                   # them ("doxorubicin"; §3.11), and no class nouns for names ("a dose", "the drug": what the corpus
+                   # writes after a determiner; §3.12)
                    "stages": ("abbreviations", "phrase_bounds", "name_pieces", "degree_modifiers",
-                              "lexicon", "class_nouns"),
+                              "rarely_tagged", "lexicon", "class_nouns"),
                    # "lithium therapy", "ketoprofen group": the drug inside a therapy or a group is the entity
                    # (chosen on BC5CDR dev; NCBI-disease, JNLPBA, BC2GM dev measured; docs/accuracy.md §3.7)
                    "inner_names": True},

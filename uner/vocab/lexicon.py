@@ -105,6 +105,12 @@ class Lexicon:
                         if t.tagged >= min_tagged and t.rate >= min_rate and t.share >= min_share
                         and (types is None or t.type in types)})
 
+    def rarely_tagged(self, below: float) -> Lexicon:
+        """The terms of words of letters only tagged in fewer than ``below`` of their occurrences: common words that
+        the tagger now and then calls a name ("protein"); a name with a digit or a hyphen ("c-fos") is often tagged
+        inside a longer span, so it is left out."""
+        return Lexicon({k: t for k, t in self.terms.items() if t.rate < below and all(w.isalpha() for w in k)})
+
     def find(self, text: str) -> list[tuple[int, int, Term]]:
         """The terms in ``text``, as (start, end, term) character offsets: at each token the longest term that
         starts there, left to right, none overlapping."""

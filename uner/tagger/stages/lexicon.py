@@ -6,11 +6,11 @@ the tagger calls an entity in most of its corpus occurrences, nearly always with
 in the text and no kept entity overlaps it, typed as in the corpus, scored by its type's share of its tags. The
 table, how sure a term must be to count, and the types whose terms are added: the labels' ``stages/lexicon.yaml``.
 
-The same table says which strings are common words that the tagger now and then calls a name: "protein", "gene",
-"promoter" are tagged in 6–29 % of their occurrences in the biomedical abstracts, "p53" and "insulin" in about half.
-An entity of the ``drop_types`` whose string is words of letters only (a name such as "c-fos" or "IL-2", which the
-tagger often tags as part of a longer span, is not judged) and which the table holds with a tag rate below
-``drop_below`` goes.
+The ``rarely_tagged`` stage reads the same table the other way: which strings are common words that the tagger now
+and then calls a name. "protein", "gene", "promoter" are tagged in 6–29 % of their occurrences in the biomedical
+abstracts, "p53" and "insulin" in about half; an entity of the listed ``types`` whose string (words of letters only:
+"c-fos" is often tagged inside a longer span) was tagged in fewer than ``below`` of its occurrences goes. Its table,
+threshold and types: the labels' ``stages/rarely_tagged.yaml``.
 """
 
 from __future__ import annotations
@@ -24,42 +24,58 @@ from ..scoring import Entity
 from .registry import Words, register
 
 
+def read_table(read: Words, conf: dict) -> Lexicon:
+    """The lexicon table a stage's settings name; ValueError naming the file when it cannot be read."""
+    path = read.path(conf["table"])
+    try:
+        return Lexicon.load(path)
+    except OSError as exc:
+        raise ValueError(f"{path}: {exc.strerror}") from None
+
+
 @dataclass(frozen=True)
 class LexiconWords:
-    """The terms sure enough to be added, and the strings too rarely tagged to stay entities of ``drop_types``."""
+    """The terms sure enough to be added."""
 
     lexicon: Lexicon
-    rare: frozenset[tuple[str, ...]] = frozenset()
-    drop_types: frozenset[str] = frozenset()
 
     @property
     def types(self) -> tuple[str, ...]:
-        return tuple(sorted(set(self.lexicon.types) | self.drop_types))
+        return self.lexicon.types
 
     @classmethod
     def read(cls, read: Words) -> LexiconWords:
         conf = read("lexicon")
-        path = read.path(conf["table"])
-        try:
-            table = Lexicon.load(path)
-        except OSError as exc:
-            raise ValueError(f"{path}: {exc.strerror}") from None
         types = conf.get("types")
-        below = float(conf.get("drop_below", 0.0))
-        return cls(table.select(int(conf["min_tagged"]), float(conf["min_rate"]), float(conf["min_share"]),
-                                None if types is None else frozenset(map(str, types))),
-                   frozenset(k for k, t in table.terms.items() if t.rate < below and all(w.isalpha() for w in k)),
-                   frozenset(map(str, conf.get("drop_types", ()))))
+        return cls(read_table(read, conf).select(int(conf["min_tagged"]), float(conf["min_rate"]),
+                                                 float(conf["min_share"]),
+                                                 None if types is None else frozenset(map(str, types))))
+
+
+@dataclass(frozen=True)
+class RareWords:
+    """The table's rarely tagged terms, and the entity types judged by them."""
+
+    rare: Lexicon
+    types: tuple[str, ...]
+
+    @classmethod
+    def read(cls, read: Words) -> RareWords:
+        conf = read("rarely_tagged")
+        return cls(read_table(read, conf).rarely_tagged(float(conf["below"])), tuple(map(str, conf["types"])))
 
 
 @register("lexicon", LexiconWords)
 def lexicon(text: str, entities: Sequence[Entity], words: LexiconWords) -> list[Entity]:
-    """``entities`` without the rarely tagged strings of the drop types, and the lexicon's terms in ``text`` that no
-    entity overlaps, in order."""
-    if words.rare:
-        entities = [ent for ent in entities if ent.type not in words.drop_types
-                    or tuple(t for t, _, _ in tokens(ent.text)) not in words.rare]
+    """``entities`` and the lexicon's terms in ``text`` that no entity overlaps, in order."""
     added = [Entity(text[s:e], s, e, term.type, term.subtype, term.share)
              for s, e, term in words.lexicon.find(text)
              if not any(ent.start < e and s < ent.end for ent in entities)]
     return sorted([*entities, *added], key=lambda e: e.start) if added else list(entities)
+
+
+@register("rarely_tagged", RareWords)
+def rarely_tagged(text: str, entities: Sequence[Entity], words: RareWords) -> list[Entity]:
+    """``entities`` without those of the judged types whose string the corpus's tagger rarely tagged."""
+    return [ent for ent in entities if ent.type not in words.types
+            or tuple(t for t, _, _ in tokens(ent.text)) not in words.rare.terms]
