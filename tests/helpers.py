@@ -24,5 +24,5 @@ def predictions(stdout: str) -> list[list[str]]:
     return rows
 
 
-BIO_STAGES = ("abbreviations", "phrase_bounds", "name_pieces", "degree_modifiers",
+BIO_STAGES = ("abbreviations", "phrase_bounds", "hyphen_compounds", "name_pieces", "degree_modifiers", "leading_counts",
               "rarely_tagged", "lexicon", "class_nouns")  # the biomedical domain's, in order

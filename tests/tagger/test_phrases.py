@@ -15,8 +15,8 @@ import pytest
 
 from tests.helpers import BIO_STAGES, uner
 from uner.tagger import Entity, Student, TaggerConfig, run_stages
-from uner.tagger.stages.phrases import (ClassWords, DegreeWords, PhraseDoc, PhraseWords, bounds, class_nouns,
-                                        degree_modifiers, phrase_bounds)
+from uner.tagger.stages.phrases import (ClassWords, CompoundWords, DegreeWords, PhraseDoc, PhraseWords, bounds,
+                                        class_nouns, degree_modifiers, hyphen_compounds, phrase_bounds)
 from uner.vocab.phrases import PhraseCounts, ngram_hash, tokens
 
 
@@ -187,6 +187,46 @@ def test_the_biomedical_taggers_complete_names_from_the_corpus(tmp_path, engine)
         assert ents["5 - FU"]["type"] == "DRUG" and "phrase_bounds" in ents["5 - FU"]["stages"] and "FU" not in ents
     else:
         assert "phrase_bounds" in ents["dilated cardiomyopathy"]["stages"]
+
+
+def test_hyphen_compounds_join_what_the_corpus_writes_as_one_word():
+    """"Wiskott" comes before "- Aldrich" in 4 of its 5 uses: one compound, typed as its head (the right-hand
+    entity); "morphine" and "naloxone" are written side by side once in 10: two names; a word between the two, or a
+    pair the corpus never writes, stays apart."""
+    corpus = (["Wiskott-Aldrich syndrome was found."] * 4 + ["Wiskott was a doctor."] + ["Aldrich syndrome."] * 2
+              + ["Morphine - naloxone was given."] + ["Morphine was given."] * 9 + ["Naloxone was given."] * 9)
+    counts = PhraseCounts.mine(corpus, max_n=4, min_count=1, n_frequent=0)
+    text = "Wiskott - Aldrich syndrome , morphine - naloxone , Wiskott and Aldrich syndrome , ataxia - telangiectasia ."
+    names = [("Wiskott", "PERSON"), ("Aldrich syndrome", "DISEASE"), ("morphine", "DRUG"), ("naloxone", "DRUG"),
+             ("Wiskott", "PERSON"), ("Aldrich syndrome", "DISEASE"), ("ataxia", "DISEASE"),
+             ("telangiectasia", "DISEASE")]
+    ents, at = [], 0
+    for name, type_ in names:
+        at = text.index(name, at)
+        ents.append(Entity(name, at, at + len(name), type_, None, 0.5))
+        at += len(name)
+    out = hyphen_compounds(text, ents, words=CompoundWords(counts, join_from=0.2))
+    assert [(e.text, e.type) for e in out] == [
+        ("Wiskott - Aldrich syndrome", "DISEASE"), ("morphine", "DRUG"), ("naloxone", "DRUG"), ("Wiskott", "PERSON"),
+        ("Aldrich syndrome", "DISEASE"), ("ataxia", "DISEASE"), ("telangiectasia", "DISEASE")]
+    assert all(text[e.start : e.end] == e.text for e in out)
+    assert len(hyphen_compounds(text, ents, words=CompoundWords(counts, join_from=0.05))) == 6  # (1 of 10 ≥ 0.05)
+    assert len(hyphen_compounds(text, ents, words=CompoundWords(counts, join_from=0.9))) == 8  # (4 of 5 < 0.9)
+
+
+def test_the_biomedical_student_joins_hyphenated_compounds():
+    """End to end with the shipped student and phrase table: without the stage it tags "ataxia" and
+    "telangiectasia", "Wiskott" (a person) and "Aldrich syndrome"; with it the two diseases whole, and the two drugs
+    given together stay two."""
+    text = ("The gene defective in ataxia - telangiectasia and in Wiskott - Aldrich syndrome ; patients received "
+            "prostigmine - morphine .")
+    without = Student.from_pretrained("uner-student-bio", stages=[s for s in BIO_STAGES if s != "hyphen_compounds"])
+    [off], [on] = without.tag([text]), Student.from_pretrained("uner-student-bio").tag([text])
+    assert {"ataxia", "telangiectasia", "Wiskott", "Aldrich syndrome"} <= {e.text for e in off}
+    on = {e.text: e for e in on}
+    assert on["ataxia - telangiectasia"].type == on["Wiskott - Aldrich syndrome"].type == "DISEASE"
+    assert "hyphen_compounds" in on["Wiskott - Aldrich syndrome"].stages
+    assert on["prostigmine"].type == on["morphine"].type == "DRUG" and "Wiskott" not in on
 
 
 def test_class_nouns_drop_what_the_corpus_writes_after_a_determiner():

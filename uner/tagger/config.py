@@ -205,14 +205,15 @@ DOMAINS: dict[str, dict] = {
                    "context_margin": 0.0,
                    # abstracts define abbreviations, "congestive heart failure (CHF)": the short form takes the long
                    # form's type (not the news conventions, titles and sports sides; BC5CDR, NCBI-disease dev)
-                   # and names completed from the domain corpus's phrases ("5 - FU", "dilated cardiomyopathy"; the same)
-                   # and from the pieces a hyphen joins ("caspase - 9"), without the gradable words that open them
-                   # ("severe heart failure"; docs/accuracy.md §3.9, §3.10), without the gene words that the tagged
-                   # corpus rarely tags ("protein"; §3.14), then the terms that corpus knows where a sentence missed
-                   # them ("doxorubicin"; §3.11), and no class nouns for names ("a dose", "the drug": what the corpus
-                   # writes after a determiner; §3.12)
-                   "stages": ("abbreviations", "phrase_bounds", "name_pieces", "degree_modifiers",
-                              "rarely_tagged", "lexicon", "class_nouns"),
+                   # and names completed from the domain corpus's phrases ("5 - FU", "dilated cardiomyopathy"; the
+                   # same), its hyphenated compounds made one ("Wiskott - Aldrich syndrome"; §3.15) and the pieces a
+                   # hyphen joins ("caspase - 9"), without the gradable words that open them ("severe heart failure";
+                   # docs/accuracy.md §3.9, §3.10) or the counts ("15 renal tumours"; §3.15), without the gene words
+                   # that the tagged corpus rarely tags ("protein"; §3.14), then the terms that corpus knows where a
+                   # sentence missed them ("doxorubicin"; §3.11), and no class nouns for names ("a dose", "the drug":
+                   # what the corpus writes after a determiner; §3.12)
+                   "stages": ("abbreviations", "phrase_bounds", "hyphen_compounds", "name_pieces", "degree_modifiers",
+                              "leading_counts", "rarely_tagged", "lexicon", "class_nouns"),
                    # "lithium therapy", "ketoprofen group": the drug inside a therapy or a group is the entity
                    # (chosen on BC5CDR dev; NCBI-disease, JNLPBA, BC2GM dev measured; docs/accuracy.md §3.7)
                    "inner_names": True},

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..io.atomic import atomic_write_text
-from .phrases import tokens
+from .phrases import cached_tokens, tokens
 
 Tagged = tuple[str, Sequence[dict]]  # a text and its entities (dicts with start, end, type, subtype)
 COLUMNS = ("term", "type", "subtype", "tagged", "seen", "share")
@@ -114,7 +114,7 @@ class Lexicon:
     def find(self, text: str) -> list[tuple[int, int, Term]]:
         """The terms in ``text``, as (start, end, term) character offsets: at each token the longest term that
         starts there, left to right, none overlapping."""
-        toks = tokens(text)
+        toks = cached_tokens(text)
         words = [t for t, _, _ in toks]
         out, i = [], 0
         while i < len(toks):

@@ -37,6 +37,13 @@ def tokens(text: str) -> list[tuple[str, int, int]]:
     return [(m.group(), *m.span()) for m in TOKEN_RE.finditer(low)]
 
 
+@lru_cache(maxsize=1 << 12)
+def cached_tokens(text: str) -> tuple[tuple[str, int, int], ...]:
+    """``tokens(text)``, kept for the last texts seen: the post-typing stages read one sentence and its entities'
+    texts in turn (a corpus pass calls ``tokens``, not this)."""
+    return tuple(tokens(text))
+
+
 @lru_cache(maxsize=1 << 16)
 def token_hash(token: str) -> int:
     """A token's stable 64-bit hash (the same in every process and on every machine)."""
@@ -89,7 +96,16 @@ class PhraseCounts:
         ("severe" after "very" or "so"; "dose" after "a" or "the"). The table keeps no n-gram longer than ``max_n``
         nor one seen fewer than ``min_count`` times, so the share is 0 for ``max_n`` words and low near the floor."""
         seen = self.count(words)
-        return seen, (sum(self.count([b, *words]) for b in before) / seen if seen else 0.0)
+        n = len(words) + 1
+        if not seen or n > self.max_n:
+            return seen, 0.0
+        rest = [token_hash(w) for w in words]
+        hashes = np.array([combine([token_hash(b), *rest]) for b in before], dtype=np.uint64)  # (one search for all)
+        keys = self.hashes[n - 1]
+        if not len(keys):
+            return seen, 0.0
+        at = np.minimum(keys.searchsorted(hashes), len(keys) - 1)
+        return seen, int(self.counts[n - 1][at][keys[at] == hashes].sum()) / seen
 
     @classmethod
     def mine(cls, texts: Iterable[str], max_n: int = 5, min_count: int = 3, connectors: Iterable[str] = ("-",),

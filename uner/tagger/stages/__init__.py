@@ -14,9 +14,11 @@ Shipped stages: two conventions of English news, the general domain's, ``person_
 ``sports_teams`` (``teams``); and the biomedical domain's: ``abbreviations`` (``abbreviations``), a short form
 defined in the document, "long form (SF)", typed as its long form's entity (it may add entities);
 ``phrase_bounds`` and ``degree_modifiers`` (``phrases``), edges moved by the domain corpus's phrase counts;
-``name_pieces`` (``pieces``), names built from hyphen-joined pieces made whole (it joins entities, so it may drop some);
-``lexicon`` (``lexicon``), the terms the domain's tagged corpus knows, added where a sentence missed them; and
-``class_nouns`` (``phrases``), the entities that name a class ("a dose", "the drug") dropped.
+``hyphen_compounds`` (``phrases``), two entities that the corpus writes as one hyphenated word joined;
+``name_pieces`` (``pieces``), names built from hyphen-joined pieces made whole (both join entities, so they may drop
+some); ``leading_counts`` (``counts``), the numbers that count an entity cut; ``rarely_tagged`` and ``lexicon``
+(``lexicon``), the words the domain's tagged corpus rarely tags dropped and the terms it knows added where a sentence
+missed them; and ``class_nouns`` (``phrases``), the entities that name a class ("a dose", "the drug") dropped.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from collections.abc import Container, Iterable, Iterator, Sequence
 from dataclasses import replace
 
 from ..scoring import Entity
-from . import abbreviations, lexicon, phrases, pieces, teams, titles  # noqa: F401  (registers the shipped stages)
+# (importing the modules registers the shipped stages)
+from . import abbreviations, counts, lexicon, phrases, pieces, teams, titles  # noqa: F401
 from .edges import tidy, tidy_bounds
 from .registry import STAGES, LoadedStage, Stage, check_stage_types, load_stages, read_words, register, resolve_stages
 

@@ -54,6 +54,7 @@ MAX_LF_CHARS = 500  # the text before a short form searched for its long form
 _WORD = re.compile(r"\S+")
 _SENTENCE_END = re.compile(r"[.!?;:](?=\s)")
 _BRACKETS = {"(": ")", "[": "]"}
+_BRACKET_RE = re.compile(r"[\[\]()]")
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,8 @@ def find_definitions(text: str, words: AbbreviationWords | None = None) -> list[
 def _bracket_pairs(text: str) -> list[tuple[int, int]]:
     """Offsets of each "(" or "[" and its matching closer, nested pairs included, in the order they open."""
     pairs, stack = [], []
-    for i, ch in enumerate(text):
+    for m in _BRACKET_RE.finditer(text):
+        i, ch = m.start(), m.group()
         if ch in _BRACKETS:
             stack.append((ch, i))
         elif ch in _BRACKETS.values():

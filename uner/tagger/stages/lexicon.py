@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...vocab.lexicon import Lexicon
-from ...vocab.phrases import tokens
+from ...vocab.phrases import cached_tokens
 from ..scoring import Entity
 from .registry import Words, register
 
@@ -78,4 +78,4 @@ def lexicon(text: str, entities: Sequence[Entity], words: LexiconWords) -> list[
 def rarely_tagged(text: str, entities: Sequence[Entity], words: RareWords) -> list[Entity]:
     """``entities`` without those of the judged types whose string the corpus's tagger rarely tagged."""
     return [ent for ent in entities if ent.type not in words.types
-            or tuple(t for t, _, _ in tokens(ent.text)) not in words.rare.terms]
+            or tuple(t for t, _, _ in cached_tokens(ent.text)) not in words.rare.terms]

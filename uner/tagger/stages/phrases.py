@@ -26,6 +26,15 @@ where "dilated", "hereditary", "acute" or "renal" never do. It stays where the c
 (tie ≥ ``keep_tie``, as ``phrase_bounds`` would join it: "severe combined immunodeficiency"), where a connector
 follows it ("mild - to"), and in a one-word entity.
 
+The ``hyphen_compounds`` stage, from the same table, makes one entity of two that only a hyphen parts: English
+writes a compound as one word with a hyphen ("Wiskott-Aldrich syndrome", "ataxia-telangiectasia"), a tagger reads
+the hyphen as a break (tokenised text writes "Wiskott - Aldrich syndrome") and keeps two entities, "Wiskott" and
+"Aldrich syndrome". The corpus tells a compound from two names put side by side ("prostigmine-morphine",
+"constipation-predominant IBS"): the two words beside the hyphen are joined when they come together (the larger
+conditional probability of the hyphenated pair given either word) in at least ``join_from`` of their occurrences
+("Wiskott" 21 of 24, "ataxia-telangiectasia" 35 of 200 "telangiectasia"; "prostigmine-morphine" never). The whole
+takes the type of the right-hand entity, the compound's head ("Wiskott" a person, "Aldrich syndrome" a disease).
+
 The ``class_nouns`` stage, from the same table, drops the entities that name a class, not a member: "a dose", "the
 drug", "these symptoms". English writes a common count noun after an article or another determiner (the list in the
 labels' ``stages/class_nouns.yaml``) and a name or a substance without one, so the corpus shows which is which: an
@@ -41,9 +50,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from functools import cache
+from functools import cache, cached_property
 
-from ...vocab.phrases import PhraseCounts, token_hash, tokens
+from ...vocab.phrases import PhraseCounts, cached_tokens, token_hash
 from ..scoring import Entity
 from .registry import Words, register
 
@@ -97,6 +106,21 @@ class AfterWords:
 
 
 @dataclass(frozen=True)
+class CompoundWords:
+    """The phrase-count table and how often two words must come together over a hyphen to be one compound."""
+
+    counts: PhraseCounts
+    join_from: float
+
+    types = ()  # (it joins entities, never types)
+
+    @classmethod
+    def read(cls, read: Words) -> CompoundWords:
+        conf = read("hyphen_compounds")
+        return cls(load_counts(read.path(conf["counts"])), float(conf["join_from"]))
+
+
+@dataclass(frozen=True)
 class DegreeWords(AfterWords):
     """``before``: the words of degree; a modifier that follows them often enough is graded."""
 
@@ -141,12 +165,20 @@ class PhraseDoc:
     """One document's tokens and the tie of word sequences in it."""
 
     def __init__(self, text: str, counts: PhraseCounts) -> None:
-        self.toks = tokens(text)
+        self.toks = cached_tokens(text)
         self.words = [t[0] for t in self.toks]
         self.counts = counts
         self._seen: dict[tuple[int, int], int] = {}
-        self.starts = {s: i for i, (_, s, _) in enumerate(self.toks)}
-        self.ends = {e: i + 1 for i, (_, _, e) in enumerate(self.toks)}
+
+    @cached_property
+    def starts(self) -> dict[int, int]:
+        """Character offset → the token that starts there."""
+        return {s: i for i, (_, s, _) in enumerate(self.toks)}
+
+    @cached_property
+    def ends(self) -> dict[int, int]:
+        """Character offset → one past the token that ends there."""
+        return {e: i + 1 for i, (_, _, e) in enumerate(self.toks)}
 
     def count(self, i: int, j: int) -> int:
         if (i, j) not in self._seen:
@@ -159,6 +191,12 @@ class PhraseDoc:
         if not both:
             return 0.0
         left, right = self.count(i, cut), self.count(cut, j)
+        return max(both / left if left else 0.0, both / right if right else 0.0)
+
+    def joined(self, i: int) -> float:
+        """How strongly the words at ``i`` and ``i + 2``, a connector between them, come together: the larger
+        conditional probability of the three tokens given either word (0 when either is unseen)."""
+        both, left, right = self.count(i, i + 3), self.count(i, i + 1), self.count(i + 2, i + 3)
         return max(both / left if left else 0.0, both / right if right else 0.0)
 
     def is_word(self, i: int) -> bool:
@@ -181,7 +219,8 @@ class PhraseDoc:
 def bounds(doc: PhraseDoc, i: int, j: int, words: PhraseWords, taken: set[int] = frozenset()) -> tuple[int, int]:
     """The token range [i, j) of an entity with its edges moved (see the module docstring), never onto the tokens
     ``taken`` by other entities."""
-    while (j - i >= 2 and doc.is_word(i + 1) and doc.count(i, i + 1) >= words.min_modifier_count
+    while (words.trim_below > 0 and j - i >= 2 and doc.is_word(i + 1)
+           and doc.count(i, i + 1) >= words.min_modifier_count
            and doc.count(i + 1, j) and doc.tie(i, i + 1, j) < words.trim_below):
         i += 1
     while (u := doc.unit(i - 1, -1, taken)) is not None and doc.tie(u, i, j) >= words.extend_from:
@@ -214,11 +253,34 @@ def phrase_bounds(text: str, entities: Sequence[Entity], words: PhraseWords) -> 
     return out
 
 
+@register("hyphen_compounds", CompoundWords)
+def hyphen_compounds(text: str, entities: Sequence[Entity], words: CompoundWords) -> list[Entity]:
+    """``entities`` in order, two that only a hyphen parts made one where the corpus writes them as a compound (see
+    the module docstring)."""
+    if len(entities) < 2 or not any(text[a.end : b.start].strip() in words.counts.connectors
+                                    for a, b in zip(entities, entities[1:])):
+        return list(entities)
+    doc = PhraseDoc(text, words.counts)
+    out: list[Entity] = []
+    for ent in sorted(entities, key=lambda e: e.start):
+        if out:
+            a, b = doc.ends.get(out[-1].end), doc.starts.get(ent.start)
+            if (a is not None and b == a + 1 and doc.is_connector(a) and doc.is_word(a - 1) and doc.is_word(b)
+                    and doc.joined(a - 1) >= words.join_from):
+                out[-1] = replace(ent, text=text[out[-1].start : ent.end], start=out[-1].start)
+                continue
+        out.append(ent)
+    return out
+
+
 @register("degree_modifiers", DegreeWords)
 def degree_modifiers(text: str, entities: Sequence[Entity], words: DegreeWords) -> list[Entity]:
     """Each entity without the graded words that open it (see the module docstring)."""
     out = []
     for ent in entities:
+        if len(ent.text.split(maxsplit=1)) < 2:  # (a word cut off is followed by a space and another word)
+            out.append(ent)
+            continue
         doc, k = PhraseDoc(ent.text, words.counts), 0
         toks = doc.toks
         while (len(toks) - k >= 2 and toks[k][0].isalpha() and toks[k + 1][0][0].isalnum()
@@ -240,7 +302,7 @@ def class_nouns(text: str, entities: Sequence[Entity], words: ClassWords) -> lis
         if ent.type not in words.types:
             out.append(ent)
             continue
-        terms = tuple(t for t, _, _ in tokens(ent.text))
+        terms = tuple(t for t, _, _ in cached_tokens(ent.text))
         if words.follows(terms):
             continue
         if ent.type in words.edge_types and len(terms) >= 2 and (words.follows(terms[:1]) or words.follows(terms[-1:])):

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from ...vocab.phrases import tokens
+from ...vocab.phrases import cached_tokens
 from ..scoring import Entity
 from .registry import Words, register
 
@@ -64,7 +64,7 @@ class PieceWords:
 @register("name_pieces", PieceWords)
 def name_pieces(text: str, entities: Sequence[Entity], words: PieceWords) -> list[Entity]:
     """``entities`` with the names built from hyphen-joined pieces made whole (see the module docstring), in order."""
-    toks = [(text[s:e], s, e) for _, s, e in tokens(text)]
+    toks = [(text[s:e], s, e) for _, s, e in cached_tokens(text)]
     first = {s: i for i, (_, s, _) in enumerate(toks)}
     last = {e: i for i, (_, _, e) in enumerate(toks)}
     out = sorted(entities, key=lambda e: e.start)

@@ -1,0 +1,54 @@
+"""The leading_counts stage: the cardinal numbers that open an entity count it and are cut."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import BIO_STAGES
+from uner.tagger import Entity, Student, TaggerConfig
+from uner.tagger.stages.counts import CountWords, count_end, leading_counts
+
+WORDS = CountWords(frozenset({"two", "hundred", "ninety", "seven"}))
+
+
+@pytest.mark.parametrize("text, name", [
+    ("15 papillary renal cell tumours", "papillary renal cell tumours"),
+    ("Two familial aniridia", "familial aniridia"),
+    ("2016 Summer Olympics", "2016 Summer Olympics"),  # before a capitalised word: part of a name
+    ("4 Vesta", "4 Vesta"),
+    ("two hundred ninety seven patients", "patients"),  # (each count word in turn)
+    ("5 - FU", "5 - FU"),  # a hyphen joins the number to the name
+    ("1 , 25 - dihydroxyvitamin D3", "1 , 25 - dihydroxyvitamin D3"),
+    ("26 S proteasome", "26 S proteasome"),  # a single letter after it: part of the name
+    ("22", "22"),  # a number alone stays (what it is, the types say)
+    ("15 34", "15 34"),  # nothing but numbers: nothing to cut down to
+    ("seventy patients", "seventy patients"),  # a word the list does not have
+    ("tumours 15", "tumours 15"),  # only at the start
+])
+def test_a_count_is_cut_before_a_word(text, name):
+    assert text[count_end(text, WORDS):] == name
+
+
+def test_the_stage_moves_the_start_and_keeps_type_and_score():
+    text = "Mutations in 15 renal tumours and 5 - FU ."
+    ents = [Entity("15 renal tumours", 13, 29, "DISEASE", None, 0.7), Entity("5 - FU", 34, 40, "DRUG", None, 0.4)]
+    out = leading_counts(text, ents, words=WORDS)
+    assert [(e.text, e.start, e.end, e.type, e.score) for e in out] == [
+        ("renal tumours", 16, 29, "DISEASE", 0.7), ("5 - FU", 34, 40, "DRUG", 0.4)]
+    assert all(text[e.start : e.end] == e.text for e in out)
+
+
+def test_the_biomedical_student_leaves_out_counts():
+    """End to end with the shipped student and the shipped number words: it tags the counts with the names without
+    the stage; with it the names alone, and "26 S proteasome" whole."""
+    assert "leading_counts" in TaggerConfig.for_domain("biomedical").stages
+    assert "leading_counts" not in TaggerConfig.for_domain("general").stages
+    text = ("Mutations were found in 15 papillary renal cell tumours and in two familial aniridia patients ; nine "
+            "tobramycin patients and the 26 S proteasome .")
+    without = Student.from_pretrained("uner-student-bio", stages=[s for s in BIO_STAGES if s != "leading_counts"])
+    [off], [on] = without.tag([text]), Student.from_pretrained("uner-student-bio").tag([text])
+    assert {"15 papillary renal cell tumours", "two familial aniridia", "nine tobramycin"} <= {e.text for e in off}
+    on = {e.text: e for e in on}
+    assert on["papillary renal cell tumours"].type == on["familial aniridia"].type == "DISEASE"
+    assert on["tobramycin"].type == "DRUG" and "leading_counts" in on["tobramycin"].stages
+    assert "26 S proteasome" in on

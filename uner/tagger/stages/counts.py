@@ -1,0 +1,59 @@
+"""The ``leading_counts`` stage: an entity without the count that opens it.
+
+English counts a noun phrase with a cardinal number before it — "15 papillary renal cell tumours", "two familial
+aniridia", "nine tobramycin (patients)": the number says how many, not which, and the name starts after it. A
+tagger that types a run of words takes the number along. The stage drops it: the first words of an entity that are
+cardinals — digits alone, or the number words of the labels' ``stages/leading_counts.yaml`` — each followed by a
+space and then a lower-case word of two or more letters: a count comes before a common noun or its adjective. A
+number before a capitalised word is part of a name ("2016 Summer Olympics", "4 Vesta", "two IL6 mRNA" is left
+alone too), and so is one joined to the rest by a hyphen, a comma or a bracket ("5 - FU", "1 , 25 - dihydroxyvitamin
+D3") or one before a single letter ("26 S proteasome").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from ..scoring import Entity
+from .registry import Words, register
+
+_WORD = re.compile(r"\S+")
+
+
+@dataclass(frozen=True)
+class CountWords:
+    """The number words that count (lower case)."""
+
+    numbers: frozenset[str]
+
+    types = ()  # (it moves edges, never types)
+
+    @classmethod
+    def read(cls, read: Words) -> CountWords:
+        return cls(frozenset(str(w).lower() for w in read("leading_counts")["number_words"]))
+
+    def count(self, word: str) -> bool:
+        return word.isdigit() or word.lower() in self.numbers
+
+
+def count_end(text: str, words: CountWords) -> int:
+    """Where the name starts in ``text`` (an entity's text) once its leading counts are cut; 0 when none."""
+    found = list(_WORD.finditer(text))
+    k = 0
+    while k + 1 < len(found) and words.count(found[k].group()):
+        k += 1
+    if k and len(rest := found[k].group()) >= 2 and rest.isalpha() and rest[0].islower():
+        return found[k].start()
+    return 0
+
+
+@register("leading_counts", CountWords)
+def leading_counts(text: str, entities: Sequence[Entity], words: CountWords) -> list[Entity]:
+    """Each entity without the counts that open it (see the module docstring)."""
+    out = []
+    for ent in entities:
+        cut = count_end(ent.text, words)
+        out.append(replace(ent, text=ent.text[cut:], start=ent.start + cut) if cut else ent)
+    return out
