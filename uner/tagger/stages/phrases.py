@@ -43,7 +43,9 @@ entity whose words follow a determiner in at least ``min_share`` of their ``min_
 and "hypotension" (under 3 %) or "breast cancer" (1.5 %) stay. Only the entities of the listed ``types`` are judged.
 A substance is named without the count nouns around it, so an entity of the ``edge_types`` (substances) also loses
 the class nouns at its edges, unless the corpus ties them to the rest as a name (tie ≥ ``keep_tie``): "dose
-methylprednisolone", "tacrolimus dose", "brain serotonin" → the substance.
+methylprednisolone", "tacrolimus dose", "brain serotonin" → the substance. A plural needs no article ("drugs were
+given"), so an entity of the ``plural_types`` that is a regular English plural is judged by its singular too:
+"doses", "drugs" go as "dose", "drug" would.
 """
 
 from __future__ import annotations
@@ -142,16 +144,19 @@ class ClassWords(AfterWords):
     types: tuple[str, ...]  # the types whose entities are judged
     edge_types: tuple[str, ...] = ()  # of those, the types whose entities lose the class nouns at their edges
     keep_tie: float = 1.0  # ... unless tied to the rest at least this strongly
+    plural_types: tuple[str, ...] = ()  # of those, the types whose plurals are judged by their singular too
 
     @classmethod
     def read(cls, read: Words) -> ClassWords:
         conf = read("class_nouns")
-        types, edges = tuple(map(str, conf["types"])), tuple(map(str, conf.get("edge_types", ())))
-        if not set(edges) <= set(types):
-            raise ValueError(f"{read.path('class_nouns.yaml')}: edge_types {sorted(set(edges) - set(types))} are not "
-                             f"among the types judged ({', '.join(types)})")
+        types = tuple(map(str, conf["types"]))
+        edges, plurals = (tuple(map(str, conf.get(key, ()))) for key in ("edge_types", "plural_types"))
+        for key, named in (("edge_types", edges), ("plural_types", plurals)):
+            if not set(named) <= set(types):
+                raise ValueError(f"{read.path('class_nouns.yaml')}: {key} {sorted(set(named) - set(types))} are not "
+                                 f"among the types judged ({', '.join(types)})")
         return cls(load_counts(read.path(conf["counts"])), tuple(conf["determiners"]), float(conf["min_share"]),
-                   int(conf["min_count"]), types, edges, float(conf.get("keep_tie", 1.0)))
+                   int(conf["min_count"]), types, edges, float(conf.get("keep_tie", 1.0)), plurals)
 
     def loose(self, doc: PhraseDoc, edge: int, i: int, j: int) -> bool:
         """Whether token ``edge``, the first or last of an entity's tokens [i, j), is a class noun that the corpus
@@ -293,6 +298,15 @@ def degree_modifiers(text: str, entities: Sequence[Entity], words: DegreeWords) 
     return out
 
 
+def singular(terms: tuple[str, ...]) -> tuple[str, ...]:
+    """``terms`` (lower-case words) with the last one in the singular by the regular English plural ("doses" →
+    "dose", "therapies" → "therapy"); as they are when it is no such plural ("ss", short words, digits)."""
+    last = terms[-1] if terms else ""
+    if len(last) > 3 and last.endswith("s") and not last.endswith("ss") and last.isalpha():
+        return (*terms[:-1], last[:-3] + "y" if last.endswith("ies") else last[:-1])
+    return terms
+
+
 @register("class_nouns", ClassWords)
 def class_nouns(text: str, entities: Sequence[Entity], words: ClassWords) -> list[Entity]:
     """The entities that are not class nouns, those of the edge types without the class nouns at their edges (see
@@ -303,7 +317,7 @@ def class_nouns(text: str, entities: Sequence[Entity], words: ClassWords) -> lis
             out.append(ent)
             continue
         terms = tuple(t for t, _, _ in cached_tokens(ent.text))
-        if words.follows(terms):
+        if words.follows(terms) or (ent.type in words.plural_types and words.follows(singular(terms))):
             continue
         if ent.type in words.edge_types and len(terms) >= 2 and (words.follows(terms[:1]) or words.follows(terms[-1:])):
             doc = PhraseDoc(ent.text, words.counts)
