@@ -16,7 +16,7 @@ import pytest
 from tests.helpers import BIO_STAGES, uner
 from uner.tagger import Entity, Student, TaggerConfig, run_stages
 from uner.tagger.stages.phrases import (ClassWords, CompoundWords, DegreeWords, PhraseDoc, PhraseWords, bounds,
-                                        class_nouns, degree_modifiers, hyphen_compounds, phrase_bounds, singular)
+                                        class_nouns, degree_modifiers, hyphen_compounds, phrase_bounds)
 from uner.vocab.phrases import PhraseCounts, ngram_hash, tokens
 
 
@@ -276,11 +276,12 @@ def test_class_nouns_judge_a_plural_by_its_singular():
     text = "Doses , doses , tumors and morphines ."
     ents = [Entity("Doses", 0, 5, "DRUG", None, 0.5), Entity("doses", 8, 13, "DISEASE", None, 0.5),
             Entity("tumors", 16, 22, "DRUG", None, 0.5), Entity("morphines", 27, 36, "DRUG", None, 0.5)]
-    words = ClassWords(counts, ("a", "the"), 0.5, 5, ("DRUG", "DISEASE"), plural_types=("DRUG",))
+    words = ClassWords(counts, ("a", "the"), 0.5, 5, ("DRUG", "DISEASE"), plural_types=("DRUG",),
+                       plural_endings=(("ies", "y"), ("ss", "ss"), ("s", "")))
     assert not words.follows(("doses",)) and words.follows(("dose",))
     assert [e.text for e in class_nouns(text, ents, words=words)] == ["doses", "tumors", "morphines"]
     assert len(class_nouns(text, ents, words=replace(words, plural_types=()))) == 4
-    assert [singular(t) for t in (("doses",), ("therapies",), ("class",), ("high", "doses"), ("5s",))] == [
+    assert [words.singular(t) for t in (("doses",), ("therapies",), ("class",), ("high", "doses"), ("5s",))] == [
         ("dose",), ("therapy",), ("class",), ("high", "dose"), ("5s",)]
 
 

@@ -4,11 +4,10 @@ English counts a noun phrase with a cardinal number before it — "15 papillary 
 aniridia", "nine tobramycin (patients)": the number says how many, not which, and the name starts after it. A
 tagger that types a run of words takes the number along. The stage drops it: the first words of an entity that are
 cardinals — digits alone, or the number words of the labels' ``stages/leading_counts.yaml`` — each followed by a
-space and then a lower-case word of two or more letters: a count comes before a common noun or its adjective. A
-number before a capitalised word is part of a name ("2016 Summer Olympics", "4 Vesta", "two IL6 mRNA" is left
-alone too), and so is one joined to the rest by a hyphen, a comma or a bracket ("5 - FU", "1 , 25 - dihydroxyvitamin
-D3") or one before a single letter ("26 S proteasome").
-"""
+space and then a lower-case word of ``min_letters`` or more letters (both in that file): a count comes before a
+common noun or its adjective. A number before a capitalised word is part of a name ("2016 Summer Olympics", "4
+Vesta", "two IL6 mRNA" is left alone too), and so is one joined to the rest by a hyphen, a comma or a bracket ("5 -
+FU", "1 , 25 - dihydroxyvitamin D3") or one before a single letter ("26 S proteasome")."""
 
 from __future__ import annotations
 
@@ -27,12 +26,14 @@ class CountWords:
     """The number words that count (lower case)."""
 
     numbers: frozenset[str]
+    min_letters: int = 2  # the word after the counts: lower case, at least this many letters
 
     types = ()  # (it moves edges, never types)
 
     @classmethod
     def read(cls, read: Words) -> CountWords:
-        return cls(frozenset(str(w).lower() for w in read("leading_counts")["number_words"]))
+        conf = read("leading_counts")
+        return cls(frozenset(str(w).lower() for w in conf["number_words"]), int(conf["min_letters"]))
 
     def count(self, word: str) -> bool:
         return word.isdigit() or word.lower() in self.numbers
@@ -44,7 +45,7 @@ def count_end(text: str, words: CountWords) -> int:
     k = 0
     while k + 1 < len(found) and words.count(found[k].group()):
         k += 1
-    if k and len(rest := found[k].group()) >= 2 and rest.isalpha() and rest[0].islower():
+    if k and len(rest := found[k].group()) >= words.min_letters and rest.isalpha() and rest[0].islower():
         return found[k].start()
     return 0
 

@@ -145,6 +145,7 @@ class ClassWords(AfterWords):
     edge_types: tuple[str, ...] = ()  # of those, the types whose entities lose the class nouns at their edges
     keep_tie: float = 1.0  # ... unless tied to the rest at least this strongly
     plural_types: tuple[str, ...] = ()  # of those, the types whose plurals are judged by their singular too
+    plural_endings: tuple[tuple[str, str], ...] = ()  # (plural ending, singular ending), the first that fits
 
     @classmethod
     def read(cls, read: Words) -> ClassWords:
@@ -155,8 +156,19 @@ class ClassWords(AfterWords):
             if not set(named) <= set(types):
                 raise ValueError(f"{read.path('class_nouns.yaml')}: {key} {sorted(set(named) - set(types))} are not "
                                  f"among the types judged ({', '.join(types)})")
+        endings = tuple((str(p), str(s)) for p, s in conf.get("plural_endings", ()))
         return cls(load_counts(read.path(conf["counts"])), tuple(conf["determiners"]), float(conf["min_share"]),
-                   int(conf["min_count"]), types, edges, float(conf.get("keep_tie", 1.0)), plurals)
+                   int(conf["min_count"]), types, edges, float(conf.get("keep_tie", 1.0)), plurals, endings)
+
+    def singular(self, terms: tuple[str, ...]) -> tuple[str, ...]:
+        """``terms`` (lower-case words) with the last one in the singular by the first of the ``plural_endings``
+        that fits it ("doses" → "dose", "therapies" → "therapy"; "ss" → "ss": no plural); as they are when none
+        fits, or the word is not letters or shorter than four."""
+        last = terms[-1] if terms else ""
+        for plural, single in self.plural_endings:
+            if last.endswith(plural) and last.isalpha() and len(last) > 3:
+                return (*terms[:-1], last[: len(last) - len(plural)] + single)
+        return terms
 
     def loose(self, doc: PhraseDoc, edge: int, i: int, j: int) -> bool:
         """Whether token ``edge``, the first or last of an entity's tokens [i, j), is a class noun that the corpus
@@ -298,15 +310,6 @@ def degree_modifiers(text: str, entities: Sequence[Entity], words: DegreeWords) 
     return out
 
 
-def singular(terms: tuple[str, ...]) -> tuple[str, ...]:
-    """``terms`` (lower-case words) with the last one in the singular by the regular English plural ("doses" →
-    "dose", "therapies" → "therapy"); as they are when it is no such plural ("ss", short words, digits)."""
-    last = terms[-1] if terms else ""
-    if len(last) > 3 and last.endswith("s") and not last.endswith("ss") and last.isalpha():
-        return (*terms[:-1], last[:-3] + "y" if last.endswith("ies") else last[:-1])
-    return terms
-
-
 @register("class_nouns", ClassWords)
 def class_nouns(text: str, entities: Sequence[Entity], words: ClassWords) -> list[Entity]:
     """The entities that are not class nouns, those of the edge types without the class nouns at their edges (see
@@ -317,7 +320,7 @@ def class_nouns(text: str, entities: Sequence[Entity], words: ClassWords) -> lis
             out.append(ent)
             continue
         terms = tuple(t for t, _, _ in cached_tokens(ent.text))
-        if words.follows(terms) or (ent.type in words.plural_types and words.follows(singular(terms))):
+        if words.follows(terms) or (ent.type in words.plural_types and words.follows(words.singular(terms))):
             continue
         if ent.type in words.edge_types and len(terms) >= 2 and (words.follows(terms[:1]) or words.follows(terms[-1:])):
             doc = PhraseDoc(ent.text, words.counts)
