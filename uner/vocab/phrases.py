@@ -50,6 +50,12 @@ def token_hash(token: str) -> int:
     return int.from_bytes(hashlib.blake2b(token.encode("utf-8"), digest_size=8).digest(), "little")
 
 
+@lru_cache(maxsize=64)
+def _hashes_of(words: tuple[str, ...]) -> np.ndarray:
+    """The tokens' hashes as an array (a word list's, looked up again and again)."""
+    return np.array([token_hash(w) for w in words], dtype=np.uint64)
+
+
 def ngram_hash(words: Sequence[str]) -> int:
     """The hash of a token sequence, as ``PhraseCounts`` stores it."""
     return combine([token_hash(w) for w in words])
@@ -99,8 +105,9 @@ class PhraseCounts:
         n = len(words) + 1
         if not seen or n > self.max_n:
             return seen, 0.0
-        rest = [token_hash(w) for w in words]
-        hashes = np.array([combine([token_hash(b), *rest]) for b in before], dtype=np.uint64)  # (one search for all)
+        hashes = _hashes_of(tuple(before))  # each "b words…" hashed at once (the hash's steps, over an array)
+        for w in words:
+            hashes = (hashes * _MULT) ^ np.uint64(token_hash(w))
         keys = self.hashes[n - 1]
         if not len(keys):
             return seen, 0.0

@@ -160,7 +160,7 @@ def _long_form(text: str, open_at: int, sf: str) -> tuple[int, int] | None:
         return None
     start = _balanced_start(text, begin, start, end)
     long_form = text[start:end]
-    if len(long_form) <= len(sf) or re.search(rf"(?<!\w){re.escape(sf)}(?!\w)", long_form):
+    if len(long_form) <= len(sf) or _occurrences(long_form, sf):
         return None
     return start, end
 
@@ -203,7 +203,26 @@ def _balanced_start(text: str, begin: int, start: int, end: int) -> int:
 def _mentions(text: str, sf: str) -> list[int]:
     """Start offsets of ``sf`` in ``text`` bounded by neither letters, digits nor hyphens ("5-FU", not in
     "5-FU-treated")."""
-    return [m.start() for m in re.finditer(rf"(?<![\w-]){re.escape(sf)}(?![\w-])", text)]
+    return _occurrences(text, sf, "-")
+
+
+def _occurrences(text: str, sf: str, joiners: str = "") -> list[int]:
+    """Start offsets of ``sf`` in ``text`` with no word character (a letter, digit or "_", as regex ``\\w``) nor one
+    of ``joiners`` on either side, found left to right as a regular expression would (after a match the search goes
+    on from its end). A string search: a pattern compiled per short form cost more than the search itself."""
+    out, n = [], len(sf)
+    at = text.find(sf)
+    while at >= 0:
+        if not (_joins(text[at - 1 : at], joiners) or _joins(text[at + n : at + n + 1], joiners)):
+            out.append(at)
+            at = text.find(sf, at + max(n, 1))
+        else:
+            at = text.find(sf, at + 1)
+    return out
+
+
+def _joins(ch: str, joiners: str) -> bool:
+    return ch != "" and (ch.isalnum() or ch == "_" or ch in joiners)
 
 
 def _head_entity(text: str, entities: Sequence[Entity], start: int, end: int, prepositions: frozenset[str]

@@ -26,6 +26,8 @@ def _blank(ch: str) -> bool:
 def _loose(text: str, i: int, start: int, end: int) -> bool:
     """Whether character ``i`` of ``text[start:end]`` (at one of its edges) can go."""
     ch = text[i]
+    if ch.isalnum():  # (most edges: a letter or digit stays)
+        return False
     if _blank(ch):
         return True
     if not unicodedata.category(ch).startswith("P") or ch in _WORD_PUNCT:

@@ -6,10 +6,13 @@ how strongly an edge word and the rest of the entity come together (``tie``: the
 probabilities, c(word + rest) / c(word) and c(word + rest) / c(rest), from the labels' phrase-count table,
 ``uner phrases``):
 
-- **trim**: the first (last) word goes when the rest of the entity is a phrase of the corpus (seen at least the
+- **trim**: the first word goes when the rest of the entity is a phrase of the corpus (seen at least the
   table's ``min_count`` times) and the two rarely come together (tie < ``trim_below``): "severe" (9 of 4,378
   "severe" and of 869 "heart failure") goes, "dilated" (137 of 248 "dilated") stays, "acute" (21 of 102 "renal
-  failure") stays;
+  failure") stays. Only the entities of the ``trim_labels`` are trimmed (none listed: all; ``TYPE/SUBTYPE`` for
+  a subtyped entity: a substance, not a therapy), and a first word that the domain's tagged corpus knows as a name
+  of the entity's type (the ``names`` lexicon table, not as one of the ``modifier_subtypes``) stays: "calcium
+  chloride" keeps its name, "intravenous morphine" loses its route;
 - **extend**: the word before (after) the entity — with a connector between them ("5 - FU"), both — joins it when
   they nearly always come together (tie ≥ ``extend_from``) and the word is not one of the corpus's most frequent
   words (its function words: the table's ``frequent``, learned with the counts).
@@ -54,8 +57,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
 
+from ...vocab.lexicon import Lexicon
 from ...vocab.phrases import PhraseCounts, cached_tokens, token_hash
 from ..scoring import Entity
+from .lexicon import read_table
 from .registry import Words, register
 
 
@@ -67,14 +72,34 @@ class PhraseWords:
     trim_below: float
     extend_from: float
     min_modifier_count: int
+    trim_labels: frozenset[str] = frozenset()  # the labels (TYPE, TYPE/SUBTYPE) trimmed (none listed: all)
+    names: Lexicon = field(default_factory=lambda: Lexicon({}))  # words known as names of a type: not trimmed from it
+    modifier_subtypes: frozenset[str] = frozenset()  # ... unless known as one of these (a type's adjectives)
 
-    types = ()  # (it moves edges, never types)
+    @property
+    def types(self) -> tuple[str, ...]:
+        """The types the stage reads (it moves edges, never types): the labels must have them."""
+        return tuple(sorted({label.split("/")[0] for label in self.trim_labels}))
 
     @classmethod
     def read(cls, read: Words) -> PhraseWords:
         conf = read("phrase_bounds")
+        names = conf.get("names")
         return cls(load_counts(read.path(conf["counts"])), float(conf["trim_below"]), float(conf["extend_from"]),
-                   int(conf["min_modifier_count"]))
+                   int(conf["min_modifier_count"]), frozenset(map(str, conf.get("trim_labels") or ())),
+                   read_table(read, names).select(int(names["min_tagged"]), min_share=float(names["min_share"]))
+                   if names else Lexicon({}), frozenset(map(str, conf.get("modifier_subtypes") or ())))
+
+    def trims(self, ent: Entity) -> bool:
+        """Whether ``ent`` loses the loosely tied words that open it."""
+        label = ent.type if ent.subtype is None else f"{ent.type}/{ent.subtype}"
+        return self.trim_below > 0 and (not self.trim_labels or label in self.trim_labels)
+
+    def is_name(self, word: str, type_: str) -> bool:
+        """Whether the domain's tagged corpus knows ``word`` as a name of ``type_`` (not as one of its modifiers):
+        "calcium" in "calcium chloride", "heparin" in "heparin treatment" stay; "intravenous" does not."""
+        term = self.names.terms.get((word,))
+        return term is not None and term.type == type_ and term.subtype not in self.modifier_subtypes
 
 
 @cache
@@ -233,10 +258,12 @@ class PhraseDoc:
         return i
 
 
-def bounds(doc: PhraseDoc, i: int, j: int, words: PhraseWords, taken: set[int] = frozenset()) -> tuple[int, int]:
+def bounds(doc: PhraseDoc, i: int, j: int, words: PhraseWords, taken: set[int] = frozenset(),
+           trim_type: str | None = None) -> tuple[int, int]:
     """The token range [i, j) of an entity with its edges moved (see the module docstring), never onto the tokens
-    ``taken`` by other entities."""
-    while (words.trim_below > 0 and j - i >= 2 and doc.is_word(i + 1)
+    ``taken`` by other entities; its first words trimmed only with a ``trim_type`` (the entity's type)."""
+    while (trim_type is not None and words.trim_below > 0 and j - i >= 2 and doc.is_word(i + 1)
+           and not words.is_name(doc.words[i], trim_type)
            and doc.count(i, i + 1) >= words.min_modifier_count
            and doc.count(i + 1, j) and doc.tie(i, i + 1, j) < words.trim_below):
         i += 1
@@ -260,7 +287,8 @@ def phrase_bounds(text: str, entities: Sequence[Entity], words: PhraseWords) -> 
         if i is None or j is None or j <= i:
             out.append(ent)
             continue
-        ni, nj = bounds(doc, i, j, words, taken.difference(range(i, j)))
+        ni, nj = bounds(doc, i, j, words, taken.difference(range(i, j)),
+                        ent.type if words.trims(ent) else None)
         taken.update(range(ni, nj))  # (a later entity does not grow onto what this one grew onto)
         if (ni, nj) == (i, j):
             out.append(ent)
