@@ -34,7 +34,7 @@ def tokens(text: str) -> list[tuple[str, int, int]]:
     low = text.lower()
     if len(low) != len(text):  # (a letter whose lower case is longer, "İ": lower each token instead)
         return [(m.group().lower(), m.start(), m.end()) for m in TOKEN_RE.finditer(text)]
-    return [(m.group(), *m.span()) for m in TOKEN_RE.finditer(low)]
+    return [(m.group(), m.start(), m.end()) for m in TOKEN_RE.finditer(low)]
 
 
 @lru_cache(maxsize=1 << 12)

@@ -46,8 +46,8 @@ def run_stages(text: str, entities: Sequence[Entity], stages: Sequence[str], fol
 
 def _apply(text: str, out: list[Entity], stages: Sequence[LoadedStage]) -> list[Entity]:
     """``out`` (tidied) through the loaded ``stages``, as ``run_stages`` says."""
+    kept = [i for i, e in enumerate(out) if e.kept]  # (a stage keeps what it returns: the places change with the list)
     for stage in stages:
-        kept = [i for i, e in enumerate(out) if e.kept]
         before = [out[i] for i in kept]
         after = stage.apply(text, before)
         if len(after) == len(before):  # one for one: each in its place
@@ -62,6 +62,7 @@ def _apply(text: str, out: list[Entity], stages: Sequence[LoadedStage]) -> list[
         spans = {(e.start, e.end) for e in after}
         rejected = [e for e in out if not e.kept and (e.start, e.end) not in spans]  # (a stage kept that span)
         out = sorted(rejected + after, key=lambda e: e.start)  # (stable: the stage's order among equal starts)
+        kept = [i for i, e in enumerate(out) if e.kept]
     return out
 
 

@@ -126,7 +126,12 @@ def resolve_stages(names: Iterable[str]) -> tuple[Stage, ...]:
 
 def load_stages(names: Iterable[str], folder: str | None = None) -> tuple[LoadedStage, ...]:
     """The stages ``names`` with the words of the labels ``folder`` (None: the shipped labels'), each read once."""
-    return tuple(_bind(stage, folder) for stage in resolve_stages(names))
+    return _load(resolve_stages(names), folder)
+
+
+@cache
+def _load(stages: tuple[Stage, ...], folder: str | None) -> tuple[LoadedStage, ...]:
+    return tuple(_bind(stage, folder) for stage in stages)
 
 
 @cache
