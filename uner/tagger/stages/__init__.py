@@ -18,7 +18,9 @@ defined in the document, "long form (SF)", typed as its long form's entity (it m
 ``name_pieces`` (``pieces``), names built from hyphen-joined pieces made whole (both join entities, so they may drop
 some); ``leading_counts`` (``counts``), the numbers that count an entity cut; ``rarely_tagged`` and ``lexicon``
 (``lexicon``), the words the domain's tagged corpus rarely tags dropped and the terms it knows added where a sentence
-missed them; and ``class_nouns`` (``phrases``), the entities that name a class ("a dose", "the drug") dropped.
+missed them; ``class_nouns`` (``phrases``), the entities that name a class ("a dose", "the drug") dropped; and
+``coordinated_heads`` (``coordination``), a modifier coordinated before a disease taken in ("breast and ovarian
+cancer").
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from dataclasses import replace
 
 from ..scoring import Entity
 # (importing the modules registers the shipped stages)
-from . import abbreviations, counts, lexicon, phrases, pieces, teams, titles  # noqa: F401
+from . import abbreviations, coordination, counts, lexicon, phrases, pieces, teams, titles  # noqa: F401
 from .edges import tidy, tidy_bounds
 from .registry import STAGES, LoadedStage, Stage, check_stage_types, load_stages, read_words, register, resolve_stages
 

@@ -207,7 +207,7 @@ class PhraseDoc:
     """One document's tokens and the tie of word sequences in it."""
 
     def __init__(self, text: str, counts: PhraseCounts) -> None:
-        self.toks = cached_tokens(text)
+        self.text, self.toks = text, cached_tokens(text)
         self.words = [t[0] for t in self.toks]
         self.counts = counts
         self._seen: dict[tuple[int, int], int] = {}
@@ -221,6 +221,11 @@ class PhraseDoc:
     def ends(self) -> dict[int, int]:
         """Character offset → one past the token that ends there."""
         return {e: i + 1 for i, (_, _, e) in enumerate(self.toks)}
+
+    def ranges(self, entities: Sequence[Entity]) -> tuple[list[tuple[int | None, int | None]], set[int]]:
+        """Each entity's token range [i, j) (None for an edge inside a token), and the tokens that they cover."""
+        ranges = [(self.starts.get(e.start), self.ends.get(e.end)) for e in entities]
+        return ranges, {t for a, b in ranges if a is not None and b is not None for t in range(a, b)}
 
     def count(self, i: int, j: int) -> int:
         if (i, j) not in self._seen:
@@ -280,8 +285,7 @@ def phrase_bounds(text: str, entities: Sequence[Entity], words: PhraseWords) -> 
     if not entities:
         return []
     doc = PhraseDoc(text, words.counts)
-    ranges = [(doc.starts.get(e.start), doc.ends.get(e.end)) for e in entities]
-    taken = {t for a, b in ranges if a is not None and b is not None for t in range(a, b)}
+    ranges, taken = doc.ranges(entities)
     out = []
     for ent, (i, j) in zip(entities, ranges):
         if i is None or j is None or j <= i:
