@@ -74,3 +74,15 @@ def test_the_biomedical_student_names_substances_without_their_route():
     assert {"intravenous morphine", "oral calcium chloride"} <= off
     assert on["morphine"] == ("DRUG", ("phrase_bounds",)) and on["calcium chloride"][0] == "DRUG"
     assert "intravenous morphine" not in on and "chloride" not in on
+
+
+@pytest.mark.parametrize("settings, field", [
+    ("counts: biomedical_phrases.npz\ntrim_below: 0.1\nmin_modifier_count: 50\n", "extend_from"),
+    ("counts: biomedical_phrases.npz\ntrim_below: 0.1\nextend_from: 0.3\nmin_modifier_count: 50\n"
+     "names: {table: biomedical_lexicon.tsv, min_tagged: 5}\n", "names.min_share"),
+])
+def test_a_missing_setting_is_named_with_its_file(tmp_path, settings, field):
+    (tmp_path / "stages").mkdir()
+    (tmp_path / "stages" / "phrase_bounds.yaml").write_text(settings)
+    with pytest.raises(ValueError, match=rf"phrase_bounds\.yaml: no '{field}' entry"):
+        load_stages(("phrase_bounds",), str(tmp_path))

@@ -89,15 +89,27 @@ def find_word_file(filename: str, folder: str | None = None) -> Path:
     raise ValueError(f"no word list {filename} in {' or '.join(str(d) for d in dirs)}")
 
 
+class Settings(dict):
+    """A stage file's mapping (or one nested in it): an entry it lacks is a ValueError naming the file and the field,
+    not a KeyError from inside a stage."""
+
+    def __init__(self, doc: dict, path: Path, prefix: str = "") -> None:
+        super().__init__({k: Settings(v, path, f"{prefix}{k}.") if isinstance(v, dict) else v for k, v in doc.items()})
+        self.path, self.prefix = path, prefix
+
+    def __missing__(self, key):
+        raise ValueError(f"{self.path}: no '{self.prefix}{key}' entry")
+
+
 @cache
-def read_words(name: str, folder: str | None = None) -> dict:
+def read_words(name: str, folder: str | None = None) -> Settings:
     """The word lists ``stages/<name>.yaml`` (``find_word_file``); ValueError naming the file when it is not a
-    mapping."""
+    mapping, or, when read, an entry it lacks."""
     path = find_word_file(f"{name}.yaml", folder)
     doc = yaml.safe_load(path.read_text(encoding="utf-8"))
     if not isinstance(doc, dict):
         raise ValueError(f"{path}:1: expected a mapping of word lists")
-    return doc
+    return Settings(doc, path)
 
 
 @dataclass(frozen=True)
@@ -107,7 +119,7 @@ class Words:
 
     folder: str | None = None
 
-    def __call__(self, name: str) -> dict:
+    def __call__(self, name: str) -> Settings:
         return read_words(name, self.folder)
 
     def path(self, filename: str) -> Path:
