@@ -9,9 +9,8 @@ phrase of its own: the larger conditional probability of "word head" given eithe
 ``phrase_bounds``) at least ``join_from`` ("breast cancer" is a phrase; "patients and ovarian cancer" is no
 coordination of modifiers, since "patients cancer" never occurs). The word is a common word, lower-case letters
 only: names coordinated before a head are names each ("Id2 and Id3 mRNA", "U937 and THP-1 cells"). It must be no
-function word of the corpus
-and no other entity's, unless an entity of that one word alone ("breast", an organ): it goes into the coordination.
-The type stays.
+function word of the corpus and no other entity's, unless an entity of that one word alone ("breast", an organ): it
+goes into the coordination. The type stays.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ from dataclasses import dataclass, replace
 
 from ...vocab.phrases import PhraseCounts, tokens
 from ..scoring import Entity
-from .phrases import PhraseDoc, load_counts
+from .phrases import PhraseDoc, load_counts, tie
 from .registry import Words, register
 
 
@@ -45,10 +44,7 @@ class CoordinationWords:
     def shares_head(self, modifier: str, head: str) -> bool:
         """Whether the corpus writes ``modifier head`` as a phrase (see the module docstring)."""
         both = self.counts.count([modifier, head])
-        if not both:
-            return False
-        return max(both / (self.counts.count([modifier]) or both), both / (self.counts.count([head]) or both)) \
-            >= self.join_from
+        return bool(both) and tie(both, self.counts.count([modifier]), self.counts.count([head])) >= self.join_from
 
 
 def _modifier(doc: PhraseDoc, i: int, j: int, words: CoordinationWords, taken: set[int], alone: dict[int, int]

@@ -203,6 +203,12 @@ class ClassWords(AfterWords):
                 and doc.tie(i, cut, j) < self.keep_tie)
 
 
+def tie(both: int, left: int, right: int) -> float:
+    """How strongly two parts come together, from the counts of both together and of each: the larger conditional
+    probability (0 for an unseen part)."""
+    return max(both / left if left else 0.0, both / right if right else 0.0)
+
+
 class PhraseDoc:
     """One document's tokens and the tie of word sequences in it."""
 
@@ -235,16 +241,12 @@ class PhraseDoc:
     def tie(self, i: int, cut: int, j: int) -> float:
         """How strongly tokens i..cut-1 and cut..j-1 come together: the larger conditional probability."""
         both = self.count(i, j)
-        if not both:
-            return 0.0
-        left, right = self.count(i, cut), self.count(cut, j)
-        return max(both / left if left else 0.0, both / right if right else 0.0)
+        return tie(both, self.count(i, cut), self.count(cut, j)) if both else 0.0
 
     def joined(self, i: int) -> float:
         """How strongly the words at ``i`` and ``i + 2``, a connector between them, come together: the larger
         conditional probability of the three tokens given either word (0 when either is unseen)."""
-        both, left, right = self.count(i, i + 3), self.count(i, i + 1), self.count(i + 2, i + 3)
-        return max(both / left if left else 0.0, both / right if right else 0.0)
+        return tie(self.count(i, i + 3), self.count(i, i + 1), self.count(i + 2, i + 3))
 
     def is_word(self, i: int) -> bool:
         return 0 <= i < len(self.words) and self.words[i][0].isalnum()
