@@ -25,4 +25,4 @@ def predictions(stdout: str) -> list[list[str]]:
 
 
 BIO_STAGES = ("abbreviations", "phrase_bounds", "hyphen_compounds", "name_pieces", "degree_modifiers", "leading_counts",
-              "rarely_tagged", "lexicon", "class_nouns", "coordinated_heads")  # the biomedical domain's, in order
+              "rarely_tagged", "lexicon", "class_nouns", "coordinated_heads", "head_subtypes")  # the biomedical domain's, in order

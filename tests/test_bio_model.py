@@ -48,3 +48,26 @@ def test_ensemble_of_general_and_bio_models_tags_mixed_text():
     people, bio = _entities(res.stdout)
     assert people.get("Barack Obama") == "PERSON" and people.get("Paris") == "LOCATION"
     assert bio.get("Cisplatin") == "DRUG" and bio.get("nephrotoxicity") == "DISEASE"
+
+
+def test_short_codes_vote_with_their_biomedical_meaning():
+    """The general seeds make "IL", "NA", "MG", "ER" places; the uner-bio labels give them what they mean in
+    abstracts (labels/uner-bio/REVIEW.md, pass 5), and a code without such a meaning stays a place."""
+    res = uner("labels", "show", "--labels", str(LabelsFolder.for_model("uner-bio").path), "--model", "uner-bio",
+               "il", "er", "na", "mg", "ny")
+    assert res.returncode == 0, res.stderr
+    votes, term = {}, None
+    for line in res.stdout.splitlines():
+        if not line.startswith(" "):
+            term = line.split(":")[0]
+        elif line.startswith("  votes as:"):
+            votes[term] = line.split()[2]  # the type it votes most for
+    assert votes == {"il": "GENE", "er": "GENE", "na": "DRUG", "mg": "MEASURE", "ny": "LOCATION"}
+
+
+def test_uner_bio_types_interleukin_and_receptor_codes_as_genes():
+    res = uner("tag", "-", "--model", "uner-bio",
+               stdin="IL - 2 and IFN - gamma were measured in ER - positive patients .\n")
+    assert res.returncode == 0, res.stderr
+    ents = _entities(res.stdout)[0]
+    assert ents.get("IL - 2") == "GENE" and ents.get("ER") == "GENE"  # both LOCATION with the place seeds

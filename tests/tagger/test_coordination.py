@@ -54,10 +54,10 @@ def test_no_join_without_the_phrase_a_name_or_a_listed_type(words):
 def test_the_biomedical_student_joins_a_coordinated_disease():
     """End to end with the shipped student and phrase table: the domain's last stage makes the coordination one
     disease, as the student alone gives "breast" an organ and "ovarian cancer" a disease."""
-    assert BIO_STAGES == TaggerConfig.for_domain("biomedical").stages and BIO_STAGES[-1] == "coordinated_heads"
+    assert BIO_STAGES == TaggerConfig.for_domain("biomedical").stages and "coordinated_heads" in BIO_STAGES
     text = "Germline mutations in BRCA1 predispose to breast and ovarian cancer ."
     [ents] = Student.from_pretrained("uner-student-bio", stages=()).tag([text])
-    off = {e.text: e.type for e in run_stages(text, ents, BIO_STAGES[:-1])}
+    off = {e.text: e.type for e in run_stages(text, ents, [s for s in BIO_STAGES if s != "coordinated_heads"])}
     on = {e.text: (e.type, e.stages) for e in run_stages(text, ents, BIO_STAGES)}
     assert off["ovarian cancer"] == "DISEASE" and "breast" in off
     assert on["breast and ovarian cancer"] == ("DISEASE", ("coordinated_heads",)) and "breast" not in on

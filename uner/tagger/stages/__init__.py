@@ -20,7 +20,7 @@ some); ``leading_counts`` (``counts``), the numbers that count an entity cut; ``
 (``lexicon``), the words the domain's tagged corpus rarely tags dropped and the terms it knows added where a sentence
 missed them; ``class_nouns`` (``phrases``), the entities that name a class ("a dose", "the drug") dropped; and
 ``coordinated_heads`` (``coordination``), a modifier coordinated before a disease taken in ("breast and ovarian
-cancer").
+cancer"); ``head_subtypes`` (``heads``), the subtype a name's head noun names ("IL-2 gene" DNA).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from dataclasses import replace
 
 from ..scoring import Entity
 # (importing the modules registers the shipped stages)
-from . import abbreviations, coordination, counts, lexicon, phrases, pieces, teams, titles  # noqa: F401
+from . import abbreviations, coordination, counts, heads, lexicon, phrases, pieces, teams, titles  # noqa: F401
 from .edges import tidy, tidy_bounds
 from .registry import STAGES, LoadedStage, Stage, check_stage_types, load_stages, read_words, register, resolve_stages
 
