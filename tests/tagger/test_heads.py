@@ -7,7 +7,7 @@ from tests.helpers import BIO_STAGES
 from uner.labels import LabelsFolder
 from uner.tagger import Entity, Student, TaggerConfig, run_stages
 from uner.tagger.stages.heads import HeadWords, head_subtypes
-from uner.tagger.stages.registry import Words, shipped
+from uner.tagger.stages.registry import shipped
 
 WORDS = HeadWords({"GENE": {"gene": "NUCLEOTIDE_SEQUENCE", "mrna": "RNA"}})
 
@@ -38,7 +38,7 @@ def test_shipped_heads_name_subtypes_of_their_type():
     assert heads["GENE"]["genes"] == "NUCLEOTIDE_SEQUENCE" and heads["GENE"]["mrna"] == "RNA"
     for parent, nouns in heads.items():
         assert {types.parent(types.canonical(sub)) for sub in nouns.values()} == {parent}
-    assert HeadWords.read(Words()).types == ("GENE",)
+    assert shipped(HeadWords).types == ("GENE",)
 
 
 def test_the_biomedical_student_types_a_gene_as_dna():
