@@ -24,5 +24,6 @@ def predictions(stdout: str) -> list[list[str]]:
     return rows
 
 
-BIO_STAGES = ("abbreviations", "phrase_bounds", "hyphen_compounds", "name_pieces", "degree_modifiers", "leading_counts",
-              "rarely_tagged", "lexicon", "class_nouns", "coordinated_heads", "head_subtypes")  # the biomedical domain's, in order
+# the biomedical domain's stages, in order
+BIO_STAGES = ("abbreviations", "phrase_bounds", "word_endings", "hyphen_compounds", "name_pieces", "degree_modifiers",
+              "leading_counts", "rarely_tagged", "lexicon", "class_nouns", "coordinated_heads", "head_subtypes")

@@ -60,6 +60,9 @@ def test_table_round_trip_and_bad_rows(tmp_path):
     assert Lexicon.load(path) == table
     lines = path.read_text(encoding="utf-8").splitlines()
     path.write_text("\n".join([*lines[:2], "cisplatin\tDRUG\t\tmany\t3\t1.0", *lines[2:]]) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"lexicon.tsv:3: expected counts in 'tagged' and 'seen'"):
+        Lexicon.load(path)
+    path.write_text("\n".join([*lines[:2], "cisplatin\tDRUG\t3\t3\t1.0"]) + "\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"lexicon.tsv:3: expected 6 tab-separated fields"):
         Lexicon.load(path)
     path.write_text("term\ttype\n", encoding="utf-8")

@@ -1,4 +1,5 @@
-"""`uner lexicon`: a domain's typed terms from its tagged corpus, for the ``lexicon`` stage (uner.vocab.lexicon)."""
+"""`uner lexicon` and `uner endings`: a domain's typed terms and word endings from its tagged corpus, for the
+``lexicon`` and ``word_endings`` stages (uner.vocab.lexicon, uner.vocab.endings)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from ..vocab.endings import EndingParams, Endings
 from ..vocab.lexicon import Lexicon, Tagged
 from ._util import app, fail
 
@@ -41,20 +43,48 @@ def lexicon(
 ) -> None:
     """Count how often each tagged string of the corpus was tagged, with which type, and how often it occurs at
     all, into a table for the lexicon stage."""
+    _check_paths(tagged, out)
+    table = _built(lambda: Lexicon.build(lambda: read_tagged(tagged), min_tagged=min_tagged, progress=_progress))
+    table.save(out)
+    typer.echo(f"{out}: {len(table.terms):,} terms tagged at least {min_tagged} times")
+
+
+@app.command()
+def endings(
+    tagged: Annotated[list[Path], typer.Argument(help="The domain corpus as uner tag wrote it (.jsonl).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The table to write (.tsv), e.g. LABELS/stages/x.tsv.")],
+    min_seen: Annotated[int, typer.Option(min=1, help="Words seen fewer times say nothing.")] = EndingParams.min_seen,
+    min_words: Annotated[int, typer.Option(min=1, help="Typed words an ending needs.")] = EndingParams.min_words,
+    min_precision: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of its words an ending must type.")
+                             ] = EndingParams.min_precision,
+) -> None:
+    """Learn the word endings whose words the tagged corpus types one way (the stems of a drug class, the suffixes
+    of disease names), with the words that are exceptions, into a table for the word_endings stage."""
+    _check_paths(tagged, out)
+    params = EndingParams(min_seen=min_seen, min_words=min_words, min_precision=min_precision)
+    table = _built(lambda: Endings.build(read_tagged(tagged), params, progress=_progress))
+    table.save(out)
+    typer.echo(f"{out}: {len(table.endings):,} endings")
+
+
+def _check_paths(tagged: list[Path], out: Path) -> None:
     for path in tagged:
         if not path.is_file():
             fail(f"{path}: no such tagged file")
     if not out.parent.is_dir():
         fail(f"{out.parent}: no such folder for --out")
 
-    def progress(n: int) -> None:
-        print(f"\r{n:,} texts read", end="", file=sys.stderr, flush=True)
 
+def _progress(n: int) -> None:
+    print(f"\r{n:,} texts read", end="", file=sys.stderr, flush=True)
+
+
+def _built(build):
+    """``build()``, its progress line ended; a bad record fails with its file and line."""
     try:
-        table = Lexicon.build(lambda: read_tagged(tagged), min_tagged=min_tagged, progress=progress)
+        table = build()
     except ValueError as exc:
         print(file=sys.stderr)
         fail(str(exc))
     print(file=sys.stderr)
-    table.save(out)
-    typer.echo(f"{out}: {len(table.terms):,} terms tagged at least {min_tagged} times")
+    return table

@@ -204,19 +204,20 @@ DOMAINS: dict[str, dict] = {
                    # BC2GM level; the teacher's time: docs/accuracy.md §3.13)
                    "context_margin": 0.0,
                    # abstracts define abbreviations, "congestive heart failure (CHF)": the short form takes the long
-                   # form's type (not the news conventions, titles and sports sides; BC5CDR, NCBI-disease dev)
-                   # and names completed from the domain corpus's phrases ("5 - FU", "dilated cardiomyopathy"; the
-                   # same), its hyphenated compounds made one ("Wiskott - Aldrich syndrome"; §3.15) and the pieces a
-                   # hyphen joins ("caspase - 9"), without the gradable words that open them ("severe heart failure";
-                   # docs/accuracy.md §3.9, §3.10) or the counts ("15 renal tumours"; §3.15), without the gene words
-                   # that the tagged corpus rarely tags ("protein"; §3.14), then the terms that corpus knows where a
-                   # sentence missed them ("doxorubicin"; §3.11), and no class nouns for names ("a dose", "the drug":
-                   # what the corpus writes after a determiner; §3.12), then a modifier coordinated before a disease
-                   # sharing its head ("breast and ovarian cancer"; §3.16), last the subtype that a name's head noun
-                   # names ("IL-2 gene" DNA; §3.17)
-                   "stages": ("abbreviations", "phrase_bounds", "hyphen_compounds", "name_pieces", "degree_modifiers",
-                              "leading_counts", "rarely_tagged", "lexicon", "class_nouns", "coordinated_heads",
-                              "head_subtypes"),
+                   # form's type (not the news conventions, titles and sports sides; BC5CDR, NCBI-disease dev) and names
+                   # completed from the domain corpus's phrases ("5 - FU", "dilated cardiomyopathy"; the same), the
+                   # words that end as its tagged drugs and diseases do ("catalepsy" as "epilepsy"; §3.19; before the
+                   # joins, which make "ataxia" and "telangiectasia" one), its hyphenated compounds made one ("Wiskott -
+                   # Aldrich syndrome"; §3.15) and the pieces a hyphen joins ("caspase - 9"), without the gradable words
+                   # that open them ("severe heart failure"; docs/accuracy.md §3.9, §3.10) or the counts ("15 renal
+                   # tumours"; §3.15), without the gene words that the tagged corpus rarely tags ("protein"; §3.14),
+                   # then the terms that corpus knows where a sentence missed them ("doxorubicin"; §3.11), and no class
+                   # nouns for names ("a dose", "the drug": what the corpus writes after a determiner; §3.12), then a
+                   # modifier coordinated before a disease sharing its head ("breast and ovarian cancer"; §3.16), last
+                   # the subtype that a name's head noun names ("IL-2 gene" DNA; §3.17)
+                   "stages": ("abbreviations", "phrase_bounds", "word_endings", "hyphen_compounds", "name_pieces",
+                              "degree_modifiers", "leading_counts", "rarely_tagged", "lexicon", "class_nouns",
+                              "coordinated_heads", "head_subtypes"),
                    # "lithium therapy", "ketoprofen group": the drug inside a therapy or a group is the entity
                    # (chosen on BC5CDR dev; NCBI-disease, JNLPBA, BC2GM dev measured; docs/accuracy.md §3.7)
                    "inner_names": True},

@@ -14,13 +14,12 @@ Tokens are those of the phrase counts (``uner.vocab.phrases.tokens``: lower-case
 
 from __future__ import annotations
 
-import csv
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..io.atomic import atomic_write_text
+from ..io.tables import read_table, write_table
 from .phrases import cached_tokens, tokens
 
 Tagged = tuple[str, Sequence[dict]]  # a text and its entities (dicts with start, end, type, subtype)
@@ -130,30 +129,23 @@ class Lexicon:
 
     def save(self, path: str | Path) -> None:
         """A TSV file (``COLUMNS``, most tagged first), written whole or not at all."""
-        rows = ["\t".join(COLUMNS)]
-        for t in sorted(self.terms.values(), key=lambda t: (-t.tagged, t.text)):
-            rows.append("\t".join([t.text, t.type, t.subtype or "", str(t.tagged), str(t.seen), f"{t.share:.4f}"]))
-        atomic_write_text(path, "\n".join(rows) + "\n")
+        write_table(path, COLUMNS, ([t.text, t.type, t.subtype or "", str(t.tagged), str(t.seen), f"{t.share:.4f}"]
+                                    for t in sorted(self.terms.values(), key=lambda t: (-t.tagged, t.text))))
 
     @classmethod
     def load(cls, path: str | Path) -> Lexicon:
         """A table written by ``save``; ValueError naming the file and line of a bad row."""
         terms = {}
-        with open(path, encoding="utf-8", newline="") as f:
-            rows = csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE)
-            if next(rows, None) != list(COLUMNS):
-                raise ValueError(f"{path}:1: expected the header {' '.join(COLUMNS)}")
-            for line, row in enumerate(rows, 2):
-                try:
-                    text, type_, subtype, tagged, seen, share = row
-                    term = Term(text, type_, subtype or None, int(tagged), int(seen), float(share))
-                except ValueError:
-                    raise ValueError(f"{path}:{line}: expected {len(COLUMNS)} tab-separated fields "
-                                     f"({', '.join(COLUMNS)})") from None
-                key = tuple(t for t, _, _ in tokens(text))
-                if not key or not type_:
-                    raise ValueError(f"{path}:{line}: a term and its type must not be empty")
-                terms[key] = term
+        for line, (text, type_, subtype, tagged, seen, share) in read_table(path, COLUMNS):
+            try:
+                term = Term(text, type_, subtype or None, int(tagged), int(seen), float(share))
+            except ValueError:
+                raise ValueError(f"{path}:{line}: expected counts in 'tagged' and 'seen' and a number in 'share'"
+                                 ) from None
+            key = tuple(t for t, _, _ in tokens(text))
+            if not key or not type_:
+                raise ValueError(f"{path}:{line}: a term and its type must not be empty")
+            terms[key] = term
         return cls(terms)
 
 

@@ -14,6 +14,7 @@ Shipped stages: two conventions of English news, the general domain's, ``person_
 ``sports_teams`` (``teams``); and the biomedical domain's: ``abbreviations`` (``abbreviations``), a short form
 defined in the document, "long form (SF)", typed as its long form's entity (it may add entities);
 ``phrase_bounds`` and ``degree_modifiers`` (``phrases``), edges moved by the domain corpus's phrase counts;
+``word_endings`` (``endings``), a word no entity covers typed by the ending its tagged corpus's drugs or diseases share;
 ``hyphen_compounds`` (``phrases``), two entities that the corpus writes as one hyphenated word joined;
 ``name_pieces`` (``pieces``), names built from hyphen-joined pieces made whole (both join entities, so they may drop
 some); ``leading_counts`` (``counts``), the numbers that count an entity cut; ``rarely_tagged`` and ``lexicon``
@@ -31,7 +32,7 @@ from dataclasses import replace
 
 from ..scoring import Entity
 # (importing the modules registers the shipped stages)
-from . import abbreviations, coordination, counts, heads, lexicon, phrases, pieces, teams, titles  # noqa: F401
+from . import abbreviations, coordination, counts, endings, heads, lexicon, phrases, pieces, teams, titles  # noqa: F401
 from .edges import tidy, tidy_bounds
 from .registry import STAGES, LoadedStage, Stage, check_stage_types, load_stages, read_words, register, resolve_stages
 

@@ -15,22 +15,33 @@ threshold and types: the labels' ``stages/rarely_tagged.yaml``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
 
 from ...vocab.lexicon import Lexicon
 from ...vocab.phrases import cached_tokens
 from ..scoring import Entity
 from .registry import Words, register
 
+T = TypeVar("T")
 
-def read_table(read: Words, conf: dict) -> Lexicon:
-    """The lexicon table a stage's settings name; ValueError naming the file when it cannot be read."""
+
+def read_table(read: Words, conf: dict, load: Callable[[Path], T] = Lexicon.load) -> T:
+    """The table a stage's settings name, read by ``load`` (a lexicon's by default); ValueError naming the file
+    when it cannot be read."""
     path = read.path(conf["table"])
     try:
-        return Lexicon.load(path)
+        return load(path)
     except OSError as exc:
         raise ValueError(f"{path}: {exc.strerror}") from None
+
+
+def add_uncovered(entities: Sequence[Entity], found: Iterable[Entity]) -> list[Entity]:
+    """``entities`` and those of ``found`` that no entity of ``entities`` overlaps, in start order."""
+    added = [f for f in found if not any(ent.start < f.end and f.start < ent.end for ent in entities)]
+    return sorted([*entities, *added], key=lambda e: e.start) if added else list(entities)
 
 
 @dataclass(frozen=True)
@@ -68,10 +79,8 @@ class RareWords:
 @register("lexicon", LexiconWords)
 def lexicon(text: str, entities: Sequence[Entity], words: LexiconWords) -> list[Entity]:
     """``entities`` and the lexicon's terms in ``text`` that no entity overlaps, in order."""
-    added = [Entity(text[s:e], s, e, term.type, term.subtype, term.share)
-             for s, e, term in words.lexicon.find(text)
-             if not any(ent.start < e and s < ent.end for ent in entities)]
-    return sorted([*entities, *added], key=lambda e: e.start) if added else list(entities)
+    return add_uncovered(entities, (Entity(text[s:e], s, e, term.type, term.subtype, term.share)
+                                    for s, e, term in words.lexicon.find(text)))
 
 
 @register("rarely_tagged", RareWords)
