@@ -38,7 +38,8 @@ def test_shipped_heads_name_subtypes_of_their_type():
     assert heads["GENE"]["genes"] == "NUCLEOTIDE_SEQUENCE" and heads["GENE"]["mrna"] == "RNA"
     for parent, nouns in heads.items():
         assert {types.parent(types.canonical(sub)) for sub in nouns.values()} == {parent}
-    assert shipped(HeadWords).types == ("GENE",)
+    assert shipped(HeadWords).types == ("GENE", "BODY_PART_OR_ORGAN_COMPONENT")
+    assert heads["BODY_PART_OR_ORGAN_COMPONENT"]["line"] == "CELL_LINE"
 
 
 def test_the_biomedical_student_types_a_gene_as_dna():
@@ -52,3 +53,14 @@ def test_the_biomedical_student_types_a_gene_as_dna():
     gene = next(t for t in on if t.endswith("globin gene"))
     assert off[gene][1] != "NUCLEOTIDE_SEQUENCE"
     assert on[gene][:2] == ("GENE", "NUCLEOTIDE_SEQUENCE") and "head_subtypes" in on[gene][2]
+
+
+def test_the_biomedical_student_types_a_cell_line_by_its_head():
+    """End to end: the shipped student types "the Jurkat T cell line" a cell type, as its words are; its head noun
+    makes it a cell line."""
+    text = "The Jurkat T cell line and HeLa cells were used ."
+    [ents] = Student.from_pretrained("uner-student-bio", stages=()).tag([text])
+    off = {e.text: e.subtype for e in run_stages(text, ents, BIO_STAGES[:-1])}
+    on = {e.text: (e.subtype, e.stages) for e in run_stages(text, ents, BIO_STAGES)}
+    line = next(t for t in on if t.endswith("cell line"))
+    assert off[line] == "CELL" and on[line] == ("CELL_LINE", (*on[line][1][:-1], "head_subtypes"))

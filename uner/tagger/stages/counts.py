@@ -41,6 +41,9 @@ class CountWords:
 
 def count_end(text: str, words: CountWords) -> int:
     """Where the name starts in ``text`` (an entity's text) once its leading counts are cut; 0 when none."""
+    first = _WORD.search(text)
+    if first is None or not words.count(first.group()):  # (most names: no count to cut)
+        return 0
     found = list(_WORD.finditer(text))
     k = 0
     while k + 1 < len(found) and words.count(found[k].group()):

@@ -64,6 +64,8 @@ class PieceWords:
 @register("name_pieces", PieceWords)
 def name_pieces(text: str, entities: Sequence[Entity], words: PieceWords) -> list[Entity]:
     """``entities`` with the names built from hyphen-joined pieces made whole (see the module docstring), in order."""
+    if not entities or not any(j in text for j in words.joiners):  # (most sentences: nothing to join)
+        return sorted(entities, key=lambda e: e.start)
     toks = [(text[s:e], s, e) for _, s, e in cached_tokens(text)]
     first = {s: i for i, (_, s, _) in enumerate(toks)}
     last = {e: i for i, (_, _, e) in enumerate(toks)}
