@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import typer
 
 from ..vocab.endings import EndingParams, Endings
 from ..vocab.lexicon import Lexicon, Tagged
 from ._util import app, fail
+
+T = TypeVar("T")
 
 
 def read_tagged(paths: list[Path]) -> Iterator[Tagged]:
@@ -79,7 +81,7 @@ def _progress(n: int) -> None:
     print(f"\r{n:,} texts read", end="", file=sys.stderr, flush=True)
 
 
-def _built(build):
+def _built(build: Callable[[], T]) -> T:
     """``build()``, its progress line ended; a bad record fails with its file and line."""
     try:
         table = build()

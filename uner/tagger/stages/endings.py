@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from ...vocab.endings import Endings
 from ..scoring import Entity
-from .lexicon import add_uncovered, read_table
+from .lexicon import add_uncovered, load_table
 from .registry import Words, register
 
 
@@ -32,7 +32,7 @@ class EndingWords:
     @classmethod
     def read(cls, read: Words) -> EndingWords:
         conf = read("word_endings")
-        table = read_table(read, conf, Endings.load)
+        table = load_table(read, conf, Endings.load)
         types = conf.get("types")
         return cls(table.select(None if types is None else map(str, types), float(conf["min_precision"]),
                                 int(conf["min_stem"])))

@@ -28,7 +28,7 @@ from .registry import Words, register
 T = TypeVar("T")
 
 
-def read_table(read: Words, conf: dict, load: Callable[[Path], T] = Lexicon.load) -> T:
+def load_table(read: Words, conf: dict, load: Callable[[Path], T] = Lexicon.load) -> T:
     """The table a stage's settings name, read by ``load`` (a lexicon's by default); ValueError naming the file
     when it cannot be read."""
     path = read.path(conf["table"])
@@ -58,7 +58,7 @@ class LexiconWords:
     def read(cls, read: Words) -> LexiconWords:
         conf = read("lexicon")
         types = conf.get("types")
-        return cls(read_table(read, conf).select(int(conf["min_tagged"]), float(conf["min_rate"]),
+        return cls(load_table(read, conf).select(int(conf["min_tagged"]), float(conf["min_rate"]),
                                                  float(conf["min_share"]),
                                                  None if types is None else frozenset(map(str, types))))
 
@@ -73,7 +73,7 @@ class RareWords:
     @classmethod
     def read(cls, read: Words) -> RareWords:
         conf = read("rarely_tagged")
-        return cls(read_table(read, conf).rarely_tagged(float(conf["below"])), tuple(map(str, conf["types"])))
+        return cls(load_table(read, conf).rarely_tagged(float(conf["below"])), tuple(map(str, conf["types"])))
 
 
 @register("lexicon", LexiconWords)

@@ -60,7 +60,7 @@ from functools import cache, cached_property
 from ...vocab.lexicon import Lexicon
 from ...vocab.phrases import PhraseCounts, cached_tokens, token_hash
 from ..scoring import Entity
-from .lexicon import read_table
+from .lexicon import load_table
 from .registry import Words, register
 
 
@@ -87,7 +87,7 @@ class PhraseWords:
         names = conf.get("names")
         return cls(load_counts(read.path(conf["counts"])), float(conf["trim_below"]), float(conf["extend_from"]),
                    int(conf["min_modifier_count"]), frozenset(map(str, conf.get("trim_labels") or ())),
-                   read_table(read, names).select(int(names["min_tagged"]), min_share=float(names["min_share"]))
+                   load_table(read, names).select(int(names["min_tagged"]), min_share=float(names["min_share"]))
                    if names else Lexicon({}), frozenset(map(str, conf.get("modifier_subtypes") or ())))
 
     def trims(self, ent: Entity) -> bool:
