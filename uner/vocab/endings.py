@@ -76,8 +76,9 @@ class Endings:
 
     @cached_property
     def _tails(self) -> tuple[int, frozenset[str]]:
-        """The shortest ending's length n, and the last n letters of every kept ending: a word whose own last n
-        letters are not among them has no ending (most words; a set lookup, not a ``match``)."""
+        """An index of the loaded table, no word list of its own: the shortest kept ending's length n, and the last
+        n letters of every kept ending; a word whose own last n letters are not among them has no ending (most
+        words; a set lookup, not a ``match``)."""
         n = min(self._lengths, default=1)
         return n, frozenset(k[-n:] for k in self.endings)
 
