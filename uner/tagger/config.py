@@ -211,13 +211,15 @@ DOMAINS: dict[str, dict] = {
                    # Aldrich syndrome"; §3.15) and the pieces a hyphen joins ("caspase - 9"), without the gradable words
                    # that open them ("severe heart failure"; docs/accuracy.md §3.9, §3.10) or the counts ("15 renal
                    # tumours"; §3.15), without the gene words that the tagged corpus rarely tags ("protein"; §3.14),
+                   # the names a therapy, group or dose holds coming out of it ("olanzapine treatment") and the
+                   # adjectives of diseases ("hypertensive"; §3.20),
                    # then the terms that corpus knows where a sentence missed them ("doxorubicin"; §3.11), and no class
                    # nouns for names ("a dose", "the drug": what the corpus writes after a determiner; §3.12), then a
                    # modifier coordinated before a disease sharing its head ("breast and ovarian cancer"; §3.16), last
                    # the subtype that a name's head noun names ("IL-2 gene" DNA; §3.17)
                    "stages": ("abbreviations", "phrase_bounds", "word_endings", "hyphen_compounds", "name_pieces",
-                              "degree_modifiers", "leading_counts", "rarely_tagged", "lexicon", "class_nouns",
-                              "coordinated_heads", "head_subtypes"),
+                              "degree_modifiers", "leading_counts", "rarely_tagged", "contained_names",
+                              "derived_adjectives", "lexicon", "class_nouns", "coordinated_heads", "head_subtypes"),
                    # "lithium therapy", "ketoprofen group": the drug inside a therapy or a group is the entity
                    # (chosen on BC5CDR dev; NCBI-disease, JNLPBA, BC2GM dev measured; docs/accuracy.md §3.7)
                    "inner_names": True},

@@ -110,21 +110,36 @@ class Lexicon:
         inside a longer span, so it is left out."""
         return Lexicon({k: t for k, t in self.terms.items() if t.rate < below and all(w.isalpha() for w in k)})
 
+    def adjectives(self, suffixes: Iterable[tuple[str, str]], subtype: str | None, min_stem: int = 4) -> Lexicon:
+        """The adjectives of the one-word terms by the (adjective ending, noun ending) ``suffixes``, English
+        derivation ("hypertension" → "hypertensive", "epilepsy" → "epileptic"): each a term typed as its noun, of
+        ``subtype``, with its noun's counts; a noun's stem keeps ``min_stem`` letters; none that is a term already."""
+        out: dict[tuple[str, ...], Term] = {}
+        for key, term in self.terms.items():
+            noun = key[0]
+            if len(key) > 1 or not noun.isalpha():
+                continue
+            for adjective, ending in suffixes:
+                if noun.endswith(ending) and len(noun) - len(ending) >= min_stem:
+                    word = noun[: len(noun) - len(ending)] + adjective
+                    if (word,) not in self.terms and (word,) not in out:
+                        out[word,] = Term(word, term.type, subtype, term.tagged, term.seen, term.share)
+        return Lexicon(out)
+
     def find(self, text: str) -> list[tuple[int, int, Term]]:
         """The terms in ``text``, as (start, end, term) character offsets: at each token the longest term that
         starts there, left to right, none overlapping."""
         toks = cached_tokens(text)
-        words = [t for t, _, _ in toks]
-        out, i = [], 0
-        while i < len(toks):
-            for n in self._lengths.get(words[i], ()):
-                term = self.terms.get(tuple(words[i : i + n])) if i + n <= len(words) else None
-                if term is not None:
+        words, lengths = [t for t, _, _ in toks], self._lengths
+        out, free = [], 0  # (free: the first token that no term found covers)
+        for i in [i for i, w in enumerate(words) if w in lengths]:  # (the tokens that start a term: few)
+            if i < free:
+                continue
+            for n in lengths[words[i]]:
+                if i + n <= len(words) and (term := self.terms.get(tuple(words[i : i + n]))) is not None:
                     out.append((toks[i][1], toks[i + n - 1][2], term))
-                    i += n
+                    free = i + n
                     break
-            else:
-                i += 1
         return out
 
     def save(self, path: str | Path) -> None:

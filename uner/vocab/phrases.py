@@ -97,13 +97,14 @@ class PhraseCounts:
         i = int(keys.searchsorted(h))
         return int(self.counts[n - 1][i]) if i < len(keys) and keys[i] == h else 0
 
-    def after(self, words: Sequence[str], before: Iterable[str]) -> tuple[int, float]:
+    def after(self, words: Sequence[str], before: Iterable[str], min_seen: int = 1) -> tuple[int, float]:
         """How often ``words`` occurs, and the share of those occurrences that follow one of the words ``before``
-        ("severe" after "very" or "so"; "dose" after "a" or "the"). The table keeps no n-gram longer than ``max_n``
-        nor one seen fewer than ``min_count`` times, so the share is 0 for ``max_n`` words and low near the floor."""
+        ("severe" after "very" or "so"; "dose" after "a" or "the"); the share is 0, not counted, when ``words`` is
+        seen fewer than ``min_seen`` times. The table keeps no n-gram longer than ``max_n`` nor one seen fewer than
+        ``min_count`` times, so the share is 0 for ``max_n`` words and low near the floor."""
         seen = self.count(words)
         n = len(words) + 1
-        if not seen or n > self.max_n:
+        if seen < max(min_seen, 1) or n > self.max_n:
             return seen, 0.0
         hashes = _hashes_of(tuple(before))  # each "b words…" hashed at once (the hash's steps, over an array)
         for w in words:

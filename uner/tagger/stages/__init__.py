@@ -17,8 +17,10 @@ defined in the document, "long form (SF)", typed as its long form's entity (it m
 ``word_endings`` (``endings``), a word no entity covers typed by the ending its tagged corpus's drugs or diseases share;
 ``hyphen_compounds`` (``phrases``), two entities that the corpus writes as one hyphenated word joined;
 ``name_pieces`` (``pieces``), names built from hyphen-joined pieces made whole (both join entities, so they may drop
-some); ``leading_counts`` (``counts``), the numbers that count an entity cut; ``rarely_tagged`` and ``lexicon``
-(``lexicon``), the words the domain's tagged corpus rarely tags dropped and the terms it knows added where a sentence
+some); ``leading_counts`` (``counts``), the numbers that count an entity cut; ``rarely_tagged`` (``lexicon``), the
+words the domain's tagged corpus rarely tags dropped; ``contained_names`` and ``derived_adjectives`` (``contained``),
+a therapy, group or dose giving way to the drug or disease it holds ("olanzapine treatment") and the adjectives of the
+corpus's diseases added ("hypertensive"); ``lexicon`` (``lexicon``), the terms the corpus knows added where a sentence
 missed them; ``class_nouns`` (``phrases``), the entities that name a class ("a dose", "the drug") dropped; and
 ``coordinated_heads`` (``coordination``), a modifier coordinated before a disease taken in ("breast and ovarian
 cancer"); ``head_subtypes`` (``heads``), the subtype a name's head noun names ("IL-2 gene" DNA).
@@ -29,12 +31,15 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Container, Iterable, Iterator, Sequence
 from dataclasses import replace
+from operator import is_not
 
 from ..scoring import Entity
 # (importing the modules registers the shipped stages)
-from . import abbreviations, coordination, counts, endings, heads, lexicon, phrases, pieces, teams, titles  # noqa: F401
+from . import (abbreviations, contained, coordination, counts, endings, heads, lexicon, phrases,  # noqa: F401
+               pieces, teams, titles)
 from .edges import tidy, tidy_bounds
-from .registry import STAGES, LoadedStage, Stage, check_stage_types, load_stages, read_words, register, resolve_stages
+from .registry import (STAGES, LoadedStage, Stage, check_stage_types, forget_loaded, load_stages, read_words, register,
+                       resolve_stages)
 
 
 def run_stages(text: str, entities: Sequence[Entity], stages: Sequence[str], folder: str | None = None
@@ -50,13 +55,13 @@ def run_stages(text: str, entities: Sequence[Entity], stages: Sequence[str], fol
 def _apply(text: str, out: list[Entity], stages: Sequence[LoadedStage]) -> list[Entity]:
     """``out`` (tidied) through the loaded ``stages``, as ``run_stages`` says."""
     kept = [i for i, e in enumerate(out) if e.kept]  # (a stage keeps what it returns: the places change with the list)
+    before = [out[i] for i in kept]
     for stage in stages:
-        before = [out[i] for i in kept]
         after = stage.apply(text, before)
         if len(after) == len(before):  # one for one: each in its place
-            for i, old, new in zip(kept, before, after):
-                if new is not old:
-                    out[i] = replace(new, stages=(*old.stages, stage.name))
+            if any(map(is_not, after, before)):
+                before = [new if new is old else replace(new, stages=(*old.stages, stage.name))
+                          for old, new in zip(before, after)]
             continue
         # entities added or dropped: those not among the stage's input are new (or changed copies) and name it;
         # the rejected candidates keep their places, the stage's entities go in by start offset
@@ -66,6 +71,9 @@ def _apply(text: str, out: list[Entity], stages: Sequence[LoadedStage]) -> list[
         rejected = [e for e in out if not e.kept and (e.start, e.end) not in spans]  # (a stage kept that span)
         out = sorted(rejected + after, key=lambda e: e.start)  # (stable: the stage's order among equal starts)
         kept = [i for i, e in enumerate(out) if e.kept]
+        before = [out[i] for i in kept]
+    for i, ent in zip(kept, before):
+        out[i] = ent
     return out
 
 
@@ -99,5 +107,5 @@ def run_in_context(texts: Iterable[str], entities: Iterable[list[Entity]], stage
         yield ents
 
 
-__all__ = ["STAGES", "LoadedStage", "Stage", "check_stage_types", "load_stages", "read_words", "register",
-           "resolve_stages", "run_in_context", "run_stages", "tidy", "tidy_bounds"]
+__all__ = ["STAGES", "LoadedStage", "Stage", "check_stage_types", "forget_loaded", "load_stages", "read_words",
+           "register", "resolve_stages", "run_in_context", "run_stages", "tidy", "tidy_bounds"]

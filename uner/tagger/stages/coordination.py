@@ -69,9 +69,11 @@ def _common(doc: PhraseDoc, x: int) -> bool:
 @register("coordinated_heads", CoordinationWords)
 def coordinated_heads(text: str, entities: Sequence[Entity], words: CoordinationWords) -> list[Entity]:
     """Each entity with the modifier coordinated before it taken in (see the module docstring)."""
-    if not entities:
-        return []
+    if not any(ent.type in words.types for ent in entities):
+        return list(entities)
     doc = PhraseDoc(text, words.counts)
+    if not any(conj[-1] in doc.words for conj in words.coordinators):  # (no coordinator in the text)
+        return list(entities)
     ranges, taken = doc.ranges(entities)
     alone = {a: n for n, (a, b) in enumerate(ranges) if a is not None and b == a + 1}
     out, gone = list(entities), set()

@@ -53,8 +53,9 @@ given"), so an entity of the ``plural_types`` that is a regular English plural i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 from functools import cache, cached_property
 
 from ...vocab.lexicon import Lexicon
@@ -120,16 +121,24 @@ class AfterWords:
     before: tuple[str, ...]
     min_share: float
     min_count: int
-    _judged: dict = field(default_factory=dict, repr=False, compare=False, kw_only=True)
+    _judged: dict = field(default_factory=dict, init=False, repr=False, compare=False)  # (a copy starts afresh)
 
     def follows(self, words: tuple[str, ...]) -> bool:
         """Whether the corpus writes the lower-cased token sequence ``words`` after the list's words often enough."""
-        if words not in self._judged:
+        return self.judged(words, self._follows)
+
+    def _follows(self, words: tuple[str, ...]) -> bool:
+        seen, share = self.counts.after(words, self.before, self.min_count)
+        return seen >= self.min_count and share >= self.min_share
+
+    def judged(self, key: Hashable, judge: Callable[[Any], Any]) -> Any:
+        """``judge(key)``, kept: a word sequence's verdict, or what a stage made of an entity's text (entity
+        strings repeat through a corpus)."""
+        if key not in self._judged:
             if len(self._judged) >= _MAX_JUDGED:  # (a long run meets ever more entity texts: start again)
                 self._judged.clear()
-            seen, share = self.counts.after(words, self.before)
-            self._judged[words] = seen >= self.min_count and share >= self.min_share
-        return self._judged[words]
+            self._judged[key] = judge(key)
+        return self._judged[key]
 
 
 @dataclass(frozen=True)
@@ -160,6 +169,18 @@ class DegreeWords(AfterWords):
         conf = read("degree_modifiers")
         return cls(load_counts(read.path(conf["counts"])), tuple(conf["degree_words"]), float(conf["min_share"]),
                    int(conf["min_count"]), float(conf["keep_tie"]))
+
+    def graded(self, text: str) -> int:
+        """Where an entity's ``text`` starts without the graded words that open it (0: none; a one-word entity
+        keeps them: a word cut off is followed by a space and another word)."""
+        if len(text.split(maxsplit=1)) < 2:
+            return 0
+        doc, k = PhraseDoc(text, self.counts), 0
+        toks = doc.toks
+        while (len(toks) - k >= 2 and toks[k][0].isalpha() and toks[k + 1][0][0].isalnum()
+               and self.follows((toks[k][0],)) and doc.tie(k, k + 1, len(toks)) < self.keep_tie):
+            k += 1
+        return toks[k][1] if k else 0
 
 
 @dataclass(frozen=True)
@@ -194,6 +215,24 @@ class ClassWords(AfterWords):
             if last.endswith(plural) and last.isalpha() and len(last) > 3:
                 return (*terms[:-1], last[: len(last) - len(plural)] + single)
         return terms
+
+    def member(self, entity: tuple[str, str]) -> tuple[int, int] | None:
+        """Of an entity's (type, text), the part that names a member, as character offsets in the text; None for a
+        class noun."""
+        type_, text = entity
+        terms = tuple(t for t, _, _ in cached_tokens(text))
+        if self.follows(terms) or (type_ in self.plural_types and self.follows(self.singular(terms))):
+            return None
+        if type_ in self.edge_types and len(terms) >= 2 and (self.follows(terms[:1]) or self.follows(terms[-1:])):
+            doc = PhraseDoc(text, self.counts)
+            i, j = 0, len(doc.toks)
+            while j - i >= 2 and self.loose(doc, j - 1, i, j):
+                j -= 1
+            while j - i >= 2 and self.loose(doc, i, i, j):
+                i += 1
+            if (i, j) != (0, len(doc.toks)):
+                return doc.toks[i][1], doc.toks[j - 1][2]
+        return 0, len(text)
 
     def loose(self, doc: PhraseDoc, edge: int, i: int, j: int) -> bool:
         """Whether token ``edge``, the first or last of an entity's tokens [i, j), is a class noun that the corpus
@@ -329,18 +368,8 @@ def degree_modifiers(text: str, entities: Sequence[Entity], words: DegreeWords) 
     """Each entity without the graded words that open it (see the module docstring)."""
     out = []
     for ent in entities:
-        if len(ent.text.split(maxsplit=1)) < 2:  # (a word cut off is followed by a space and another word)
-            out.append(ent)
-            continue
-        doc, k = PhraseDoc(ent.text, words.counts), 0
-        toks = doc.toks
-        while (len(toks) - k >= 2 and toks[k][0].isalpha() and toks[k + 1][0][0].isalnum()
-               and words.follows((toks[k][0],)) and doc.tie(k, k + 1, len(toks)) < words.keep_tie):
-            k += 1
-        if k:
-            cut = toks[k][1]
-            ent = replace(ent, text=ent.text[cut:], start=ent.start + cut)
-        out.append(ent)
+        cut = words.judged(ent.text, words.graded)
+        out.append(replace(ent, text=ent.text[cut:], start=ent.start + cut) if cut else ent)
     return out
 
 
@@ -350,21 +379,9 @@ def class_nouns(text: str, entities: Sequence[Entity], words: ClassWords) -> lis
     the module docstring)."""
     out = []
     for ent in entities:
-        if ent.type not in words.types:
-            out.append(ent)
-            continue
-        terms = tuple(t for t, _, _ in cached_tokens(ent.text))
-        if words.follows(terms) or (ent.type in words.plural_types and words.follows(words.singular(terms))):
-            continue
-        if ent.type in words.edge_types and len(terms) >= 2 and (words.follows(terms[:1]) or words.follows(terms[-1:])):
-            doc = PhraseDoc(ent.text, words.counts)
-            i, j = 0, len(doc.toks)
-            while j - i >= 2 and words.loose(doc, j - 1, i, j):
-                j -= 1
-            while j - i >= 2 and words.loose(doc, i, i, j):
-                i += 1
-            if (i, j) != (0, len(doc.toks)):
-                start, end = doc.toks[i][1], doc.toks[j - 1][2]
-                ent = replace(ent, text=ent.text[start:end], start=ent.start + start, end=ent.start + end)
-        out.append(ent)
+        kept = words.judged((ent.type, ent.text), words.member) if ent.type in words.types else (0, len(ent.text))
+        if kept is not None:
+            start, end = kept
+            out.append(ent if (start, end) == (0, len(ent.text)) else
+                       replace(ent, text=ent.text[start:end], start=ent.start + start, end=ent.start + end))
     return out

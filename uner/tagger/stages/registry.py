@@ -141,6 +141,13 @@ def load_stages(names: Iterable[str], folder: str | None = None) -> tuple[Loaded
     return _load(resolve_stages(names), folder)
 
 
+def forget_loaded() -> None:
+    """Drop the stages read so far, with their memos of what they judged: the next load reads them afresh (a
+    benchmark's first pass over new text)."""
+    _load.cache_clear()
+    _bind.cache_clear()
+
+
 @cache
 def _load(stages: tuple[Stage, ...], folder: str | None) -> tuple[LoadedStage, ...]:
     return tuple(_bind(stage, folder) for stage in stages)
