@@ -299,9 +299,18 @@ def test_the_biomedical_student_leaves_out_plural_class_nouns():
     assert "drugs" not in on and on["morphine"] == "DRUG" and on["seizures"] == "DISEASE"
 
 
+def test_a_verdict_on_words_and_one_on_an_entity_are_kept_apart():
+    """A labels folder's own types may be lower-case: an entity's verdict ("morphine" of the type "dose": a
+    member, kept whole) must not answer for the word sequence "dose morphine" (never written after "a")."""
+    counts = PhraseCounts.mine(["A dose of morphine was given."] * 12, max_n=4, min_count=2, n_frequent=0)
+    words = ClassWords(counts, ("a",), min_share=0.5, min_count=10, types=("dose",))
+    assert words.member("dose", "morphine") == (0, 8)
+    assert words.follows(("dose", "morphine")) is False
+
+
 def test_the_verdicts_kept_are_bounded(monkeypatch):
     """A long run meets ever more entity texts: the verdicts kept stay few, and a verdict dropped is found again."""
-    monkeypatch.setattr("uner.tagger.stages.phrases._MAX_JUDGED", 2)
+    monkeypatch.setattr("uner.vocab.memo.LIMIT", 2)
     counts = PhraseCounts.mine(["A dose of morphine was given."] * 12, max_n=4, min_count=2, n_frequent=0)
     words = ClassWords(counts, ("a",), min_share=0.5, min_count=10, types=("DRUG",))
     verdicts = [words.follows((w,)) for w in ("dose", "morphine", "was", "given", "dose", "of", "dose")]

@@ -23,10 +23,10 @@ from pathlib import Path
 
 from ..io.tables import read_table, write_table
 from .lexicon import Tagged
+from .memo import Memo
 from .phrases import cached_tokens, tokens
 
 COLUMNS = ("ending", "type", "subtype", "words", "seen", "precision", "exceptions")
-_UNSEEN = object()  # (a word not matched yet)
 
 
 @dataclass(frozen=True)
@@ -62,8 +62,10 @@ class Endings:
 
     endings: dict[str, Ending]
     min_stem: int = 2  # the letters a word keeps before its ending
-    _matched: dict[str, Ending | None] = field(default_factory=dict, init=False, repr=False,
-                                               compare=False)  # (each word's match, once)
+    _matched: Memo[str, Ending | None] = field(init=False, repr=False, compare=False)  # (each word's match, once)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_matched", Memo(self._match))
 
     @property
     def types(self) -> tuple[str, ...]:
@@ -140,15 +142,13 @@ class Endings:
     def match(self, word: str) -> Ending | None:
         """The longest kept ending of ``word`` (lower-cased letters) that leaves ``min_stem`` letters before it and
         does not list the word as an exception; None when there is none, or the word is not all letters."""
-        ending = self._matched.get(word, _UNSEEN)
-        if ending is _UNSEEN:
-            if len(self._matched) >= 1 << 16:  # (a long run's words: kept bounded)
-                self._matched.clear()
-            get, lengths = self.endings.get, self._lengths
-            ending = next((e for k in lengths if k <= len(word) - self.min_stem and (e := get(word[-k:]))), None) \
-                if word.isalpha() else None
-            self._matched[word] = ending = None if ending is None or word in ending.exceptions else ending
-        return ending
+        return self._matched[word]
+
+    def _match(self, word: str) -> Ending | None:
+        get, lengths = self.endings.get, self._lengths
+        ending = next((e for k in lengths if k <= len(word) - self.min_stem and (e := get(word[-k:]))), None) \
+            if word.isalpha() else None
+        return None if ending is None or word in ending.exceptions else ending
 
     def find(self, text: str) -> list[tuple[int, int, Ending]]:
         """The words of ``text`` that a kept ending types, as (start, end, ending) character offsets."""

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 
 from ...vocab.endings import Endings
 from ...vocab.lexicon import Lexicon
+from ...vocab.memo import Memo
 from ..scoring import Entity
 from .endings import EndingWords
 from .lexicon import add_uncovered, load_table
@@ -56,7 +57,10 @@ class ContainedWords:
     lexicon: Lexicon
     containers: frozenset[str]
     endings: Endings | None = None
-    _found: dict = field(default_factory=dict, init=False, repr=False, compare=False)  # (by a container's text)
+    _found: Memo[str, list[Entity]] = field(init=False, repr=False, compare=False)  # (by a container's text)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_found", Memo(self._names))
 
     @property
     def types(self) -> tuple[str, ...]:
@@ -82,17 +86,15 @@ class ContainedWords:
     def names(self, container: str) -> list[Entity]:
         """The names inside a container's text, offsets in it: the lexicon's terms, then the words a kept ending
         types where no term stands; none that is the whole text. Kept by the text (a container is said again)."""
-        found = self._found.get(container)
-        if found is None:
-            if len(self._found) >= 1 << 16:  # (a long run's containers: kept bounded)
-                self._found.clear()
-            whole = (0, len(container))
-            found = [Entity(container[s:e], s, e, term.type, term.subtype, term.share)
-                     for s, e, term in self.lexicon.find(container) if (s, e) != whole]
-            if self.endings is not None:
-                found = add_uncovered(found, (Entity(container[s:e], s, e, end.type, end.subtype, end.precision)
-                                              for s, e, end in self.endings.find(container) if (s, e) != whole))
-            self._found[container] = found
+        return self._found[container]
+
+    def _names(self, container: str) -> list[Entity]:
+        whole = (0, len(container))
+        found = [Entity(container[s:e], s, e, term.type, term.subtype, term.share)
+                 for s, e, term in self.lexicon.find(container) if (s, e) != whole]
+        if self.endings is not None:
+            found = add_uncovered(found, (Entity(container[s:e], s, e, end.type, end.subtype, end.precision)
+                                          for s, e, end in self.endings.find(container) if (s, e) != whole))
         return found
 
     def give_way(self, text: str, entities: Sequence[Entity]) -> list[Entity]:
@@ -112,7 +114,7 @@ def contained_names(text: str, entities: Sequence[Entity], words: ContainedWords
 
 @dataclass(frozen=True)
 class AdjectiveWords(ContainedWords):
-    """The derived adjectives (as a lexicon), the container labels."""
+    """The derived adjectives (as a lexicon), the labels of people and animals that give way to them."""
 
     @classmethod
     def read(cls, read: Words) -> AdjectiveWords:

@@ -53,12 +53,12 @@ given"), so an entity of the ``plural_types`` that is a regular English plural i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 from functools import cache, cached_property
 
 from ...vocab.lexicon import Lexicon
+from ...vocab.memo import Memo
 from ...vocab.phrases import PhraseCounts, cached_tokens, token_hash
 from ..scoring import Entity
 from .lexicon import load_table
@@ -109,9 +109,6 @@ def load_counts(path) -> PhraseCounts:
     return PhraseCounts.load(path)
 
 
-_MAX_JUDGED = 1 << 16  # the verdicts an AfterWords keeps
-
-
 @dataclass(frozen=True)
 class AfterWords:
     """The phrase-count table, a list of words, and how often a term must follow them (in ``min_share`` of its
@@ -121,24 +118,18 @@ class AfterWords:
     before: tuple[str, ...]
     min_share: float
     min_count: int
-    _judged: dict = field(default_factory=dict, init=False, repr=False, compare=False)  # (a copy starts afresh)
+    _judged: Memo[tuple[str, ...], bool] = field(init=False, repr=False, compare=False)  # (a copy starts afresh)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_judged", Memo(self._follows))
 
     def follows(self, words: tuple[str, ...]) -> bool:
         """Whether the corpus writes the lower-cased token sequence ``words`` after the list's words often enough."""
-        return self.judged(words, self._follows)
+        return self._judged[words]
 
     def _follows(self, words: tuple[str, ...]) -> bool:
         seen, share = self.counts.after(words, self.before, self.min_count)
         return seen >= self.min_count and share >= self.min_share
-
-    def judged(self, key: Hashable, judge: Callable[[Any], Any]) -> Any:
-        """``judge(key)``, kept: a word sequence's verdict, or what a stage made of an entity's text (entity
-        strings repeat through a corpus)."""
-        if key not in self._judged:
-            if len(self._judged) >= _MAX_JUDGED:  # (a long run meets ever more entity texts: start again)
-                self._judged.clear()
-            self._judged[key] = judge(key)
-        return self._judged[key]
 
 
 @dataclass(frozen=True)
@@ -161,6 +152,7 @@ class DegreeWords(AfterWords):
     """``before``: the words of degree; a modifier that follows them often enough is graded."""
 
     keep_tie: float
+    _cuts: Memo[str, int] = field(init=False, repr=False, compare=False)
 
     types = ()  # (it moves edges, never types)
 
@@ -170,9 +162,16 @@ class DegreeWords(AfterWords):
         return cls(load_counts(read.path(conf["counts"])), tuple(conf["degree_words"]), float(conf["min_share"]),
                    int(conf["min_count"]), float(conf["keep_tie"]))
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        object.__setattr__(self, "_cuts", Memo(self._cut))
+
     def graded(self, text: str) -> int:
         """Where an entity's ``text`` starts without the graded words that open it (0: none; a one-word entity
-        keeps them: a word cut off is followed by a space and another word)."""
+        keeps them: a word cut off is followed by a space and another word). Kept by the text."""
+        return self._cuts[text]
+
+    def _cut(self, text: str) -> int:
         if len(text.split(maxsplit=1)) < 2:
             return 0
         doc, k = PhraseDoc(text, self.counts), 0
@@ -192,6 +191,7 @@ class ClassWords(AfterWords):
     keep_tie: float = 1.0  # ... unless tied to the rest at least this strongly
     plural_types: tuple[str, ...] = ()  # of those, the types whose plurals are judged by their singular too
     plural_endings: tuple[tuple[str, str], ...] = ()  # (plural ending, singular ending), the first that fits
+    _members: Memo[tuple[str, str], tuple[int, int] | None] = field(init=False, repr=False, compare=False)
 
     @classmethod
     def read(cls, read: Words) -> ClassWords:
@@ -216,9 +216,16 @@ class ClassWords(AfterWords):
                 return (*terms[:-1], last[: len(last) - len(plural)] + single)
         return terms
 
-    def member(self, entity: tuple[str, str]) -> tuple[int, int] | None:
-        """Of an entity's (type, text), the part that names a member, as character offsets in the text; None for a
-        class noun."""
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        object.__setattr__(self, "_members", Memo(self._member))
+
+    def member(self, type_: str, text: str) -> tuple[int, int] | None:
+        """Of an entity's type and text, the part that names a member, as character offsets in the text; None for a
+        class noun. Kept by the two."""
+        return self._members[type_, text]
+
+    def _member(self, entity: tuple[str, str]) -> tuple[int, int] | None:
         type_, text = entity
         terms = tuple(t for t, _, _ in cached_tokens(text))
         if self.follows(terms) or (type_ in self.plural_types and self.follows(self.singular(terms))):
@@ -368,7 +375,7 @@ def degree_modifiers(text: str, entities: Sequence[Entity], words: DegreeWords) 
     """Each entity without the graded words that open it (see the module docstring)."""
     out = []
     for ent in entities:
-        cut = words.judged(ent.text, words.graded)
+        cut = words.graded(ent.text)
         out.append(replace(ent, text=ent.text[cut:], start=ent.start + cut) if cut else ent)
     return out
 
@@ -379,7 +386,7 @@ def class_nouns(text: str, entities: Sequence[Entity], words: ClassWords) -> lis
     the module docstring)."""
     out = []
     for ent in entities:
-        kept = words.judged((ent.type, ent.text), words.member) if ent.type in words.types else (0, len(ent.text))
+        kept = words.member(ent.type, ent.text) if ent.type in words.types else (0, len(ent.text))
         if kept is not None:
             start, end = kept
             out.append(ent if (start, end) == (0, len(ent.text)) else
