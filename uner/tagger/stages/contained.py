@@ -3,16 +3,16 @@
 English names a treatment, a group, a dose or an animal model by the drug or disease it is about, a compound's
 modifier: "olanzapine treatment", "the enalapril group", "diclofenac 150 mg", "diabetic persons". The tagger types
 the whole compound as what it is (a procedure, a group, a quantity), and the name inside is lost. An entity with one
-of the container labels (its type or its subtype; the ``containers`` of the teacher's ``inner_names`` step, the
-labels' ``stages/inner_names.yaml``) gives way to the terms of the domain's tagged corpus (the
-lexicon table of the ``lexicon`` stage, ``uner.vocab.lexicon``) that stand inside it, of the listed ``types``, each
-typed as in the corpus and scored by its type's share of its tags; the others stay as they are. A term counts when
-the corpus's tagger tagged it at least ``min_tagged`` times, in at least ``min_rate`` of its occurrences, with at
-least ``min_share`` of its tags on one type; the rate asked is lower than the ``lexicon`` stage's, since a name that
-mostly stands inside such compounds is rarely tagged alone ("olanzapine" 7 of 16). A term that is itself a
-container ("chemotherapy", a procedure) or of one of the ``modifier_subtypes`` (a type's adjectives: "intravenous",
-"acute") does not count. With ``endings``, the words that the ``word_endings`` stage's table types (with its
-settings) come out too where no term stands ("quetiapine monotherapy"). Settings: the labels'
+of the container labels (its type or its subtype; the ``containers`` list of the stage settings that
+``containers_from`` names: the teacher's ``inner_names`` step's) gives way to the terms of the domain's tagged
+corpus (the lexicon table of the ``lexicon`` stage, ``uner.vocab.lexicon``) that stand inside it, of the listed
+``types``, each typed as in the corpus and scored by its type's share of its tags; the others stay as they are. A
+term counts when the corpus's tagger tagged it at least ``min_tagged`` times, in at least ``min_rate`` of its
+occurrences, with at least ``min_share`` of its tags on one type; the rate asked is lower than the ``lexicon``
+stage's, since a name that mostly stands inside such compounds is rarely tagged alone ("olanzapine" 7 of 16). A term
+that is itself a container ("chemotherapy", a procedure) or of one of the ``modifier_subtypes`` (a type's
+adjectives: "intravenous", "acute") does not count. With ``endings``, the words that the ``word_endings`` stage's
+table types (with its settings) come out too where no term stands ("quetiapine monotherapy"). Settings: the labels'
 ``stages/contained_names.yaml``.
 
 The ``derived_adjectives`` stage: English derives adjectives from nouns by their endings ("hypertension" →
@@ -35,19 +35,8 @@ from ...vocab.lexicon import Lexicon
 from ...vocab.memo import Memo
 from ..scoring import Entity
 from .endings import EndingWords
-from .lexicon import add_uncovered, load_table
+from .lexicon import add_uncovered, sure_terms
 from .registry import Words, register
-
-
-def _containers(read: Words) -> frozenset[str]:
-    """The container labels (one list, the teacher's ``inner_names`` step's)."""
-    return frozenset(map(str, read("inner_names")["containers"]))
-
-
-def _terms(read: Words, conf: dict) -> Lexicon:
-    """The lexicon's terms sure enough by the settings ``conf`` (min_tagged, min_rate, min_share, types)."""
-    return load_table(read, conf).select(int(conf["min_tagged"]), float(conf["min_rate"]), float(conf["min_share"]),
-                                         frozenset(map(str, conf["types"])))
 
 
 @dataclass(frozen=True)
@@ -69,13 +58,13 @@ class ContainedWords:
     @classmethod
     def read(cls, read: Words) -> ContainedWords:
         conf = read("contained_names")
-        containers = _containers(read)
+        containers = frozenset(map(str, read(str(conf["containers_from"]))["containers"]))
         skip = containers | frozenset(map(str, conf.get("modifier_subtypes") or ()))
         endings = EndingWords.read(read).endings if conf.get("endings") else None
         if endings is not None:
             endings = Endings({k: e for k, e in endings.endings.items() if e.subtype not in skip}, endings.min_stem)
-        return cls(Lexicon({k: t for k, t in _terms(read, conf).terms.items() if t.subtype not in skip}), containers,
-                   endings)
+        terms = Lexicon({k: t for k, t in sure_terms(read, conf).terms.items() if t.subtype not in skip})
+        return cls(terms, containers, endings)
 
     def inside(self, text: str, ent: Entity) -> list[Entity]:
         """The names inside the container ``ent`` (of ``text``), in order (see ``names``)."""
@@ -119,7 +108,7 @@ class AdjectiveWords(ContainedWords):
     @classmethod
     def read(cls, read: Words) -> AdjectiveWords:
         conf = read("derived_adjectives")
-        nouns = _terms(read, conf)
+        nouns = sure_terms(read, conf)
         suffixes = tuple((str(a), str(n)) for a, n in conf["suffixes"])
         return cls(nouns.adjectives(suffixes, conf.get("subtype"), int(conf["min_stem"])),
                    frozenset(map(str, conf["holders"])))

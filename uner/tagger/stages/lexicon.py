@@ -38,6 +38,15 @@ def load_table(read: Words, conf: dict, load: Callable[[Path], T] = Lexicon.load
         raise ValueError(f"{path}: {exc.strerror}") from None
 
 
+def sure_terms(read: Words, conf: dict) -> Lexicon:
+    """The terms of the table that the settings ``conf`` name, tagged at least ``min_tagged`` times, in at least
+    ``min_rate`` of their occurrences, with at least ``min_share`` of their tags on one type, of the ``types`` (all
+    when there is no such entry)."""
+    types = conf.get("types")
+    return load_table(read, conf).select(int(conf["min_tagged"]), float(conf["min_rate"]), float(conf["min_share"]),
+                                         None if types is None else frozenset(map(str, types)))
+
+
 def add_uncovered(entities: Sequence[Entity], found: Iterable[Entity]) -> list[Entity]:
     """``entities`` and those of ``found`` that no entity of ``entities`` overlaps, in start order."""
     added = [f for f in found if not any(ent.start < f.end and f.start < ent.end for ent in entities)]
@@ -56,11 +65,7 @@ class LexiconWords:
 
     @classmethod
     def read(cls, read: Words) -> LexiconWords:
-        conf = read("lexicon")
-        types = conf.get("types")
-        return cls(load_table(read, conf).select(int(conf["min_tagged"]), float(conf["min_rate"]),
-                                                 float(conf["min_share"]),
-                                                 None if types is None else frozenset(map(str, types))))
+        return cls(sure_terms(read, read("lexicon")))
 
 
 @dataclass(frozen=True)
