@@ -1,13 +1,21 @@
 """What the post-typing stages cost beside the tagging itself: the biomedical student over dev sentences, then
 each stage list run over its entities, then the last list with the document pass over the sentences before each
 (``run_in_context``, ``uner eval --context``), in one process; medians of --repeats, as a share of the student's time,
-and each list's first pass, read afresh (no memo of what an earlier pass judged: a corpus's new text).
+and each list's first pass, read afresh (no memo of what an earlier pass judged: a corpus's new text), also as the
+student's sentences per second with the stages and how many fewer that is.
 With ``--teacher N``, then the biomedical teacher over the first N sentences with its settings and with one of
 them changed (``--teacher-setting``, default ``inner_names=0``: the step off), taking turns (each pass with a fresh
 prediction cache): the ratio of the two speeds.
 
     python -m benchmarks.bench_stages --gold ../shared/data/ner/bc5cdr/devel.tsv --n 2000 --repeats 5 [--teacher 300]
         [--teacher-setting context_margin=0.3]
+
+With ``--text FILE`` instead of ``--gold``, the sentences of unlabelled documents (one a line; .gz, .xz read as
+such), split as ``uner distill`` splits its corpus, after the first ``--skip`` lines: with ``--repeats 1`` and
+``--context 0``, one pass over a corpus's new text, each list's memos filling as a corpus run fills them:
+
+    python -m benchmarks.bench_stages --text ../shared/data/corpus/biomed_abstracts.txt.xz --skip 40000 --n 20000
+        --repeats 1 --context 0 --stages <the domain's stages, comma-separated>
 """
 
 from __future__ import annotations
@@ -15,8 +23,11 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from itertools import islice
 
 from uner.analysis.evaluate import read_gold
+from uner.distill.sample import sentences
+from uner.io.corpus import open_text
 from uner.labels import LabelsFolder
 from uner.models import cpu_has_amx, cpu_has_bf16
 from uner.models.resolve import cpu_name
@@ -30,7 +41,10 @@ from .teacher_backends import FLAGS, cpu_flags
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--gold", required=True)
+    source = ap.add_mutually_exclusive_group(required=True)
+    source.add_argument("--gold", help="a dev file: its sentences")
+    source.add_argument("--text", help="unlabelled documents, one a line: their sentences")
+    ap.add_argument("--skip", type=int, default=0, help="with --text: the lines passed over first")
     ap.add_argument("--n", type=int, default=2000)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--model", default="uner-student-bio")
@@ -41,9 +55,14 @@ def main() -> None:
     ap.add_argument("--teacher-setting", default="inner_names=0", type=assignment,
                     help="NAME=VALUE: the teacher's setting compared with the domain's")
     args = ap.parse_args()
-    texts = [" ".join(s.tokens) for s in list(read_gold(args.gold))[: args.n]]
+    if args.gold:
+        texts = [" ".join(s.tokens) for s in list(read_gold(args.gold))[: args.n]]
+    else:
+        with open_text(args.text) as lines:
+            texts = list(islice(sentences(line.strip() for line in islice(lines, args.skip, None)), args.n))
     print(f"CPU: {cpu_name()}; native bf16 {cpu_has_bf16()}, AMX {cpu_has_amx()}; flags: "
-          f"{' '.join(cpu_flags()) or 'none of ' + ' '.join(FLAGS)}; {len(texts)} sentences of {args.gold}")
+          f"{' '.join(cpu_flags()) or 'none of ' + ' '.join(FLAGS)}; {len(texts)} sentences of "
+          f"{args.gold or args.text}")
     student = Student.from_pretrained(args.model, stages=())
     list(student.tag(texts[:64]))  # (warm-up)
     times, ents = [], None
@@ -64,9 +83,10 @@ def main() -> None:
             for text, found in zip(texts, ents):
                 run_stages(text, found, names)
             times.append(time.perf_counter() - t)
-        cost = statistics.median(times)
+        cost, first = statistics.median(times), times[0]
         print(f"  + {spec:30s} {cost:7.3f} s  = {100 * cost / base:5.1f} % of the student's time (first pass, "
-              f"before the stages' memos of what they judged: {100 * times[0] / base:5.1f} %)")
+              f"before the stages' memos of what they judged: {100 * first / base:5.1f} %, the student with them "
+              f"{len(texts) / (base + first):.1f} sentences/s, {100 * first / (base + first):.1f} % fewer)")
     if args.context:
         names, times = tuple(args.stages[-1].split(",")), []
         for _ in range(args.repeats):

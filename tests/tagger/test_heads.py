@@ -1,15 +1,19 @@
 """head_subtypes: a name's head noun says which kind of its type it is ("IL-2 gene" a gene's DNA, "IL-2 mRNA" an
-RNA), for the types and nouns of the labels' stages/head_subtypes.yaml."""
+RNA), for the types and nouns of the labels' stages/head_subtypes.yaml; named_lines: cells named by a proper name or
+a code are a cell line (stages/named_lines.yaml)."""
 
 from __future__ import annotations
+
+import pytest
 
 from tests.helpers import BIO_STAGES
 from uner.labels import LabelsFolder
 from uner.tagger import Entity, Student, TaggerConfig, run_stages
-from uner.tagger.stages.heads import HeadWords, head_subtypes
+from uner.tagger.stages.heads import HeadWords, LineWords, head_subtypes, named_lines
 from uner.tagger.stages.registry import shipped
 
 WORDS = HeadWords({"GENE": {"gene": "NUCLEOTIDE_SEQUENCE", "mrna": "RNA"}})
+WITHOUT_HEADS = tuple(s for s in BIO_STAGES if s != "head_subtypes")
 
 
 def _typed(text: str, *spans: tuple[str, str, str | None]) -> list[tuple[str, str, str | None]]:
@@ -43,12 +47,12 @@ def test_shipped_heads_name_subtypes_of_their_type():
 
 
 def test_the_biomedical_student_types_a_gene_as_dna():
-    """End to end with the shipped student: the domain's last stage makes "the human beta-globin gene" DNA, which the
-    student alone types a protein."""
-    assert BIO_STAGES == TaggerConfig.for_domain("biomedical").stages and BIO_STAGES[-1] == "head_subtypes"
+    """End to end with the shipped student: the domain's ``head_subtypes`` makes "the human beta-globin gene" DNA,
+    which the student alone types a protein."""
+    assert BIO_STAGES == TaggerConfig.for_domain("biomedical").stages and "head_subtypes" in BIO_STAGES
     text = "Transcription of the human beta-globin gene was induced in erythroid cells ."
     [ents] = Student.from_pretrained("uner-student-bio", stages=()).tag([text])
-    off = {e.text: (e.type, e.subtype) for e in run_stages(text, ents, BIO_STAGES[:-1])}
+    off = {e.text: (e.type, e.subtype) for e in run_stages(text, ents, WITHOUT_HEADS)}
     on = {e.text: (e.type, e.subtype, e.stages) for e in run_stages(text, ents, BIO_STAGES)}
     gene = next(t for t in on if t.endswith("globin gene"))
     assert off[gene][1] != "NUCLEOTIDE_SEQUENCE"
@@ -58,9 +62,82 @@ def test_the_biomedical_student_types_a_gene_as_dna():
 def test_the_biomedical_student_types_a_cell_line_by_its_head():
     """End to end: the shipped student types "the Jurkat T cell line" a cell type, as its words are; its head noun
     makes it a cell line."""
-    text = "The Jurkat T cell line and HeLa cells were used ."
+    text = "The Jurkat T cell line was used ."
     [ents] = Student.from_pretrained("uner-student-bio", stages=()).tag([text])
-    off = {e.text: e.subtype for e in run_stages(text, ents, BIO_STAGES[:-1])}
+    off = {e.text: e.subtype for e in run_stages(text, ents, WITHOUT_HEADS)}
     on = {e.text: (e.subtype, e.stages) for e in run_stages(text, ents, BIO_STAGES)}
     line = next(t for t in on if t.endswith("cell line"))
     assert off[line] == "CELL" and on[line] == ("CELL_LINE", (*on[line][1][:-1], "head_subtypes"))
+
+
+CELL = "BODY_PART_OR_ORGAN_COMPONENT"
+
+
+def _lines(text: str, *spans: tuple[str, str, str | None]) -> list[tuple[str, str | None]]:
+    ents = [Entity(s, text.index(s), text.index(s) + len(s), t, sub, 0.5) for s, t, sub in spans]
+    return [(e.text, e.subtype) for e in named_lines(text, ents, words=shipped(LineWords))]
+
+
+def test_shipped_named_lines_turn_a_subtype_of_its_type_into_another():
+    types, words = LabelsFolder.for_model("uner-bio").load_types(), shipped(LineWords)
+    assert words.subtype != words.to
+    assert {types.parent(types.canonical(sub)) for sub in (words.subtype, words.to)} == {words.type}
+
+
+def test_cells_named_by_a_name_or_a_code_are_a_cell_line():
+    text = "We used Jurkat cells , HeLa cells , HL - 60 cells , U937 cells , T cells , NK cells , lymphoid cells and " \
+        "p53-null cells ."
+    spans = ["Jurkat cells", "HeLa cells", "HL - 60 cells", "U937 cells", "T cells", "NK cells", "lymphoid cells",
+             "p53-null cells"]
+    assert _lines(text, *((s, CELL, "CELL") for s in spans)) == [
+        ("Jurkat cells", "CELL_LINE"), ("HeLa cells", "CELL_LINE"), ("HL - 60 cells", "CELL_LINE"),
+        ("U937 cells", "CELL_LINE"), ("T cells", "CELL"), ("NK cells", "CELL"), ("lymphoid cells", "CELL"),
+        ("p53-null cells", "CELL")]  # (a gene's name with a word is no code)
+
+
+def test_a_capital_that_opens_a_sentence_or_a_list_item_or_is_title_case_is_no_name_but_a_code_is_a_code():
+    text = "Human cells grew . Endothelial cells died ; U937 cells lived ."
+    spans = [(s, CELL, "CELL") for s in ("Human cells", "Endothelial cells", "U937 cells")]
+    assert _lines(text, *spans) == [("Human cells", "CELL"), ("Endothelial cells", "CELL"), ("U937 cells", "CELL_LINE")]
+    assert _lines("Jurkat cells grew .", ("Jurkat cells", CELL, "CELL")) == [("Jurkat cells", "CELL")]
+    assert _lines("We grew Jurkat cells .", ("Jurkat cells", CELL, "CELL")) == [("Jurkat cells", "CELL_LINE")]
+    text = "Three kinds: - Red blood cells and - Natural killer cells ; Normal Red Cells and U937 Cells"
+    spans = [(s, CELL, "CELL") for s in ("Red blood cells", "Natural killer cells", "Normal Red Cells", "U937 Cells")]
+    assert _lines(text, *spans) == [("Red blood cells", "CELL"), ("Natural killer cells", "CELL"),
+                                    ("Normal Red Cells", "CELL"), ("U937 Cells", "CELL_LINE")]  # list items, title case
+
+
+def test_other_subtypes_heads_and_one_word_names_stay():
+    text = "Jurkat cells , the Jurkat protein , Jurkat and U937 tissue"
+    spans = [("Jurkat cells", CELL, "CELL_COMPONENT"), ("Jurkat protein", "GENE", "PROTEIN"), ("Jurkat", CELL, "CELL"),
+             ("U937 tissue", CELL, "CELL")]
+    assert _lines(text, *spans) == [(s, sub) for s, _, sub in spans]
+
+
+def test_a_code_the_corpus_writes_after_anti_is_a_molecule_not_a_line():
+    """The shipped phrase table has "anti - CD4" (antibodies against the marker), never "anti - U937"."""
+    text = "CD4 cells , CD34 cells and U937 cells ."
+    spans = [(s, CELL, "CELL") for s in ("CD4 cells", "CD34 cells", "U937 cells")]
+    assert _lines(text, *spans) == [("CD4 cells", "CELL"), ("CD34 cells", "CELL"), ("U937 cells", "CELL_LINE")]
+
+
+def test_a_shape_that_is_no_regular_expression_names_the_file(tmp_path):
+    (tmp_path / "stages").mkdir()
+    (tmp_path / "stages" / "named_lines.yaml").write_text(
+        "type: BODY_PART_OR_ORGAN_COMPONENT\nfrom: CELL\nto: CELL_LINE\nheads: [cells]\nshapes: ['[A-Z']\nopeners: [.]\n"
+        "counts: biomedical_phrases.npz\nmolecule_marks: [anti -]\n",
+        encoding="utf-8")
+    with pytest.raises(ValueError, match=r"named_lines.yaml: shapes: not a regular expression"):
+        run_stages("Jurkat cells", [Entity("Jurkat cells", 0, 12, CELL, "CELL", 0.5)], ["named_lines"], str(tmp_path))
+
+
+def test_the_biomedical_student_types_named_cells_a_cell_line():
+    """End to end with the shipped student: it types "U937 cells" and "HL - 60 cells" a cell type; the domain's
+    ``named_lines`` makes them cell lines and leaves "T cells" a cell type."""
+    text = "HL - 60 cells and U937 cells were compared with resting T cells ."
+    [ents] = Student.from_pretrained("uner-student-bio", stages=()).tag([text])
+    off = {e.text: e.subtype for e in run_stages(text, ents, tuple(s for s in BIO_STAGES if s != "named_lines"))}
+    on = {e.text: (e.subtype, e.stages) for e in run_stages(text, ents, BIO_STAGES)}
+    assert off["HL - 60 cells"] == off["U937 cells"] == off["T cells"] == "CELL"
+    assert on["HL - 60 cells"][0] == on["U937 cells"][0] == "CELL_LINE" and "named_lines" in on["U937 cells"][1]
+    assert on["T cells"] == ("CELL", ())

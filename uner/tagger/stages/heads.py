@@ -5,15 +5,30 @@ votes weigh the whole span, where the name's own reading (a protein) outweighs i
 out a protein. The stage gives an entity of two or more words whose type lists its last word (lower-cased) as a head
 noun of one of the type's subtypes that subtype; the type, the edges and every other entity stay. Head nouns per type
 and subtype: the labels' ``stages/head_subtypes.yaml``.
+
+The ``named_lines`` stage: what the words before the head say. Biology names a cell line as it names a specimen, by
+an eponym or a code ("Jurkat cells", "HeLa cells", "U937 cells", "HL-60 cells"), and a cell type by common words ("T
+cells", "lymphoid cells", "NK cells"); the words alone type both as cells. An entity of the judged type and subtype
+whose head noun is one of its heads and a word before it has the shape of a name (a capital before a lower-case
+letter, or letters and digits in one word; a word that opens a sentence or a list item, or one of a title-case
+heading, read without its capital), and that the domain's corpus never writes after "anti-" (antibodies are raised
+against molecules: "CD4" is a cell type's marker), takes the subtype of cell lines. Type, subtypes, heads, shapes,
+the marks that open a sentence and those before a molecule: the labels' ``stages/named_lines.yaml``.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from ...vocab.phrases import PhraseCounts, tokens
 from ..scoring import Entity
+from .phrases import load_counts
 from .registry import Words, register
+
+
+HYPHEN = re.compile(r"\s*-\s*")  # ("HL - 60" as "HL-60")
 
 
 @dataclass(frozen=True)
@@ -42,3 +57,61 @@ def head_subtypes(text: str, entities: Sequence[Entity], words: HeadWords) -> li
         sub = words.heads.get(ent.type, {}).get(parts[-1].lower()) if len(parts) > 1 else None
         out.append(ent if sub is None or sub == ent.subtype else replace(ent, subtype=sub))
     return out
+
+
+@dataclass(frozen=True)
+class LineWords:
+    """The entities judged (a type and subtype), their head nouns, the subtype they take, and what a name looks
+    like."""
+
+    type: str
+    subtype: str
+    to: str
+    heads: frozenset[str]
+    shapes: tuple[re.Pattern, ...]
+    openers: frozenset[str]  # the marks after which a word opens a sentence or a list item
+    counts: PhraseCounts
+    molecule_marks: tuple[tuple[str, ...], ...]  # token sequences the corpus writes before a molecule's name
+
+    @classmethod
+    def read(cls, read: Words) -> LineWords:
+        conf = read("named_lines")
+        try:
+            shapes = tuple(re.compile(str(s)) for s in conf["shapes"])
+        except re.error as exc:
+            raise ValueError(f"{read.path('named_lines.yaml')}: shapes: not a regular expression ({exc})") from None
+        return cls(str(conf["type"]), str(conf["from"]), str(conf["to"]),
+                   frozenset(str(w).lower() for w in conf["heads"]), shapes, frozenset(map(str, conf["openers"])),
+                   load_counts(read.path(conf["counts"])),
+                   tuple(tuple(t for t, _, _ in tokens(str(m))) for m in conf["molecule_marks"]))
+
+    @property
+    def types(self) -> tuple[str, ...]:
+        return (self.type,)
+
+    def named(self, text: str, ent: Entity) -> bool:
+        """Whether a word of ``ent`` before its head noun looks like a name. A capital that every such word has says
+        nothing, so a word that opens a sentence or a list item, and every word of a heading's title case (the head
+        capitalised, "Red Blood Cells"), is read without its first one ("Jurkat" says nothing there, "U937" does)."""
+        parts = HYPHEN.sub("-", ent.text).split()
+        if len(parts) < 2 or parts[-1].lower() not in self.heads:
+            return False
+        before = text[: ent.start].rstrip()
+        uncap = len(parts) - 1 if parts[-1][0].isupper() else int(not before or before[-1] in self.openers)
+        words = [w[0].lower() + w[1:] for w in parts[:uncap]] + parts[uncap:-1]
+        return any(shape.match(word) and not self.molecule(word) for word in words for shape in self.shapes)
+
+    def molecule(self, word: str) -> bool:
+        """Whether the corpus writes ``word`` after one of the molecule marks ("anti-CD4": antibodies are raised
+        against molecules, a marker of a cell type, never against a cell line)."""
+        toks = tuple(t for t, _, _ in tokens(word))
+        return any(self.counts.count(mark + toks) for mark in self.molecule_marks)
+
+
+@register("named_lines", LineWords)
+def named_lines(text: str, entities: Sequence[Entity], words: LineWords) -> list[Entity]:
+    """Each entity of the judged type and subtype named by a proper name or a code with the subtype ``to`` (see the
+    module docstring)."""
+    return [replace(ent, subtype=words.to)
+            if ent.type == words.type and ent.subtype == words.subtype and words.named(text, ent) else ent
+            for ent in entities]

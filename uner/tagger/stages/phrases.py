@@ -55,7 +55,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from functools import cache, cached_property
+from functools import cache
 
 from ...vocab.lexicon import Lexicon
 from ...vocab.memo import Memo
@@ -263,16 +263,8 @@ class PhraseDoc:
         self.words = [t[0] for t in self.toks]
         self.counts = counts
         self._seen: dict[tuple[int, int], int] = {}
-
-    @cached_property
-    def starts(self) -> dict[int, int]:
-        """Character offset → the token that starts there."""
-        return {s: i for i, (_, s, _) in enumerate(self.toks)}
-
-    @cached_property
-    def ends(self) -> dict[int, int]:
-        """Character offset → one past the token that ends there."""
-        return {e: i + 1 for i, (_, _, e) in enumerate(self.toks)}
+        self.starts = {s: i for i, (_, s, _) in enumerate(self.toks)}  # character offset → the token starting there
+        self.ends = {e: i for i, (_, _, e) in enumerate(self.toks, 1)}  # ... → one past the token ending there
 
     def ranges(self, entities: Sequence[Entity]) -> tuple[list[tuple[int | None, int | None]], set[int]]:
         """Each entity's token range [i, j) (None for an edge inside a token), and the tokens that they cover."""
