@@ -8,7 +8,10 @@ et al. 2018, with counts of the domain's own text as AutoPhrase's quality phrase
 ``PhraseCounts.mine`` counts every n-gram (n ≤ ``max_n``) of lower-cased tokens — runs of letters and digits, and
 single punctuation marks — that starts and ends with a word and holds no punctuation but the ``connectors`` inside
 ("5 - fu", "non - small cell"), keeping those seen at least ``min_count`` times. Each n-gram is kept as a 64-bit
-hash of its tokens (sorted, with its count), so the table is a few numpy arrays, looked up by binary search.
+hash of its tokens (sorted, with its count), so the table is a few numpy arrays, looked up by binary search. Per
+word it also keeps how often the word follows a content word (a word of letters other than the corpus's most
+frequent ones): a class noun is written after the names of its members ("aromatase inhibitor"), a name after "of"
+or "with" (``PhraseCounts.modified``).
 """
 
 from __future__ import annotations
@@ -79,6 +82,7 @@ class PhraseCounts:
     min_count: int
     connectors: frozenset[str] = field(default_factory=frozenset)
     frequent: frozenset[str] = field(default_factory=frozenset)  # the corpus's most frequent words (function words)
+    after_words: np.ndarray | None = None  # per 1-gram (``hashes[0]``'s order): how often it follows a content word
 
     @property
     def max_n(self) -> int:
@@ -115,6 +119,16 @@ class PhraseCounts:
         at = np.minimum(keys.searchsorted(hashes), len(keys) - 1)
         return seen, int(self.counts[n - 1][at][keys[at] == hashes].sum()) / seen
 
+    def modified(self, word: str) -> tuple[int, float]:
+        """How often the lower-cased token ``word`` occurs, and the share of those occurrences that follow a word of
+        letters that is not one of the corpus's ``frequent`` ones: a class noun is mostly written after a name of
+        one of its members ("aromatase inhibitor", "antihypertensive agent"), a drug's own name after "of", "with"
+        or "and". The share is 0 for a table mined without these counts."""
+        seen = self.count((word,))
+        if not seen or self.after_words is None:
+            return seen, 0.0
+        return seen, int(self.after_words[int(self.hashes[0].searchsorted(np.uint64(token_hash(word))))]) / seen
+
     @classmethod
     def mine(cls, texts: Iterable[str], max_n: int = 5, min_count: int = 3, connectors: Iterable[str] = ("-",),
              n_frequent: int = 50, chunk_tokens: int = 5_000_000, progress=None) -> PhraseCounts:
@@ -123,13 +137,14 @@ class PhraseCounts:
         conn = frozenset(connectors)
         vocab: dict[str, int] = {}
         parts: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in range(max_n)]  # per n: (hashes, counts)
+        pairs: list[tuple[np.ndarray, np.ndarray]] = []  # adjacent words: (left id << 32 | right id, counts)
         ids: list[int] = []
         done = 0
 
         def flush() -> None:
             nonlocal done
             if ids:
-                _count_chunk(np.asarray(ids, dtype=np.int64), vocab, conn, parts)
+                _count_chunk(np.asarray(ids, dtype=np.int64), vocab, conn, parts, pairs)
                 done += len(ids)
                 ids.clear()
                 if progress:
@@ -153,11 +168,13 @@ class PhraseCounts:
             keep = vals >= min_count  # (np.unique sorts the hashes)
             hashes.append(keys[keep])
             counts.append(np.minimum(vals[keep], np.iinfo(np.uint32).max).astype(np.uint32))
-        return cls(hashes, counts, min_count, conn, frequent)
+        return cls(hashes, counts, min_count, conn, frequent, _after_words(vocab, pairs, frequent, hashes[0]))
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the table as one ``.npz`` (atomically)."""
         arrays = {f"h{n + 1}": h for n, h in enumerate(self.hashes)} | {f"c{n + 1}": c for n, c in enumerate(self.counts)}
+        if self.after_words is not None:
+            arrays["a1"] = self.after_words
         write_npz(path, arrays | {"min_count": np.int64(self.min_count), "connectors": np.array(sorted(self.connectors)),
                                   "frequent": np.array(sorted(self.frequent))})
 
@@ -169,7 +186,7 @@ class PhraseCounts:
                 max_n = sum(1 for k in z.files if k.startswith("h"))
                 return cls([z[f"h{n}"] for n in range(1, max_n + 1)], [z[f"c{n}"] for n in range(1, max_n + 1)],
                            int(z["min_count"]), frozenset(str(c) for c in z["connectors"]),
-                           frozenset(str(w) for w in z["frequent"]))
+                           frozenset(str(w) for w in z["frequent"]), z["a1"] if "a1" in z.files else None)
         except (OSError, KeyError, ValueError) as exc:
             raise ValueError(f"{path}: not a phrase-count table ({exc})") from None
 
@@ -186,9 +203,29 @@ def _most_frequent(vocab: dict[str, int], unigrams: list[tuple[np.ndarray, np.nd
     return frozenset(w for w in vocab if w.isalpha() and token_hash(w) in top)
 
 
+def _after_words(vocab: dict[str, int], pairs: list[tuple[np.ndarray, np.ndarray]], frequent: frozenset[str],
+                 unigrams: np.ndarray) -> np.ndarray:
+    """Per kept 1-gram (``unigrams``, sorted hashes), how often it follows a word of letters not among the
+    ``frequent``, from the counts of adjacent word pairs."""
+    words = sorted(vocab, key=vocab.get)
+    codes = np.concatenate([c for c, _ in pairs]) if pairs else np.zeros(0, np.int64)
+    vals = np.concatenate([v for _, v in pairs]) if pairs else np.zeros(0, np.int64)
+    content = np.array([w.isalpha() and w not in frequent for w in words] or [False], dtype=bool)
+    keep = content[codes >> 32]
+    by_id = np.bincount(codes[keep] & 0xFFFFFFFF, weights=vals[keep], minlength=len(words))
+    thash = np.array([token_hash(w) for w in words], dtype=np.uint64)
+    at = np.minimum(unigrams.searchsorted(thash), max(len(unigrams) - 1, 0))
+    found = (unigrams[at] == thash) if len(unigrams) else np.zeros(len(words), dtype=bool)
+    out = np.zeros(len(unigrams), np.uint32)
+    out[at[found]] = np.minimum(by_id[found], np.iinfo(np.uint32).max)
+    return out
+
+
 def _count_chunk(ids: np.ndarray, vocab: dict[str, int], connectors: frozenset[str],
-                 parts: list[list[tuple[np.ndarray, np.ndarray]]]) -> None:
-    """Add the n-gram counts of one chunk of token ids (-1: a text boundary) to ``parts`` (per n)."""
+                 parts: list[list[tuple[np.ndarray, np.ndarray]]], pairs: list[tuple[np.ndarray, np.ndarray]]
+                 ) -> None:
+    """Add the n-gram counts of one chunk of token ids (-1: a text boundary) to ``parts`` (per n), and those of its
+    adjacent word pairs by their ids to ``pairs``."""
     words = sorted(vocab, key=vocab.get)
     kind = np.array([0 if w[0].isalnum() else (1 if w in connectors else 2) for w in words] + [2], dtype=np.int8)
     thash = np.array([token_hash(w) for w in words] + [0], dtype=np.uint64)
@@ -203,3 +240,5 @@ def _count_chunk(ids: np.ndarray, vocab: dict[str, int], connectors: frozenset[s
             start = np.arange(len(acc))
             ok = is_word[: len(acc)] & is_word[n - 1:] & (breaks[start + n] == breaks[start])
             parts[n - 1].append(np.unique(acc[ok], return_counts=True))
+    adjacent = is_word[:-1] & is_word[1:]
+    pairs.append(np.unique((ids[:-1][adjacent] << 32) | ids[1:][adjacent], return_counts=True))
