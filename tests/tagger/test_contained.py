@@ -27,8 +27,8 @@ def _folder(tmp_path, min_rate: float = 0.5, skip: str = "[DRUG_ADJECTIVE]") -> 
         e["text"])) for e in r["entities"]]) for r in CORPUS]
     Lexicon.build(lambda: ((r["text"], r["entities"]) for r in records)).save(stages / "lexicon.tsv")
     (stages / "contained_names.yaml").write_text(
-        f"table: lexicon.tsv\ncontainers_from: inner_names\nmodifier_subtypes: {skip}\ntypes: [DRUG]\n"
-        f"min_tagged: 1\nmin_rate: {min_rate}\nmin_share: 0.8\n", encoding="utf-8")
+        f"table: lexicon.tsv\ncontainers: {{same_as: inner_names.containers}}\nmodifier_subtypes: {skip}\n"
+        f"types: [DRUG]\nmin_tagged: 1\nmin_rate: {min_rate}\nmin_share: 0.8\n", encoding="utf-8")
     (stages / "inner_names.yaml").write_text("containers: [THERAPY, PERSON]\n", encoding="utf-8")
     return str(tmp_path)
 

@@ -182,3 +182,23 @@ def test_a_labels_folders_own_word_lists_feed_its_stages(tmp_path):
     assert read_words("sports_teams", str(tmp_path))["types"]["team"] == "ORGANIZATION"  # (shipped)
     with pytest.raises(ValueError, match=r"no word list no_such_list\.yaml in .*stages"):
         read_words("no_such_list", str(tmp_path))
+
+
+def test_a_stage_file_reads_a_list_of_another_with_same_as(tmp_path):
+    """Two stages share one list: ``{same_as: OTHER.ENTRY}`` reads it from the other file of the same folder; a
+    reference without an entry, or to its own file, is a one-line error naming the file and the field."""
+    from uner.tagger.stages import read_words
+
+    stages = tmp_path / "stages"
+    stages.mkdir()
+    (stages / "first.yaml").write_text("labels: [THERAPY, PERSON]\n")
+    (stages / "second.yaml").write_text("labels: {same_as: first.labels}\nmin: 1\n")
+    (stages / "third.yaml").write_text("labels: {same_as: first}\n")
+    (stages / "fourth.yaml").write_text("labels: {same_as: fourth.labels}\n")
+    assert read_words("second", str(tmp_path)) == {"labels": ["THERAPY", "PERSON"], "min": 1}
+    for name in ("third", "fourth"):
+        with pytest.raises(ValueError, match=rf"{name}\.yaml: 'labels': same_as names OTHER\.ENTRY"):
+            read_words(name, str(tmp_path))
+    (stages / "fifth.yaml").write_text("labels: {same_as: first.missing}\n")
+    with pytest.raises(ValueError, match=r"first\.yaml: no 'missing' entry"):
+        read_words("fifth", str(tmp_path))

@@ -3,8 +3,8 @@
 English names a treatment, a group, a dose or an animal model by the drug or disease it is about, a compound's
 modifier: "olanzapine treatment", "the enalapril group", "diclofenac 150 mg", "diabetic persons". The tagger types
 the whole compound as what it is (a procedure, a group, a quantity), and the name inside is lost. An entity with one
-of the container labels (its type or its subtype; the ``containers`` list of the stage settings that
-``containers_from`` names: the teacher's ``inner_names`` step's) gives way to the terms of the domain's tagged
+of the container labels (its type or its subtype; the settings' ``containers``, the list the teacher's
+``inner_names`` step reads) gives way to the terms of the domain's tagged
 corpus (the lexicon table of the ``lexicon`` stage, ``uner.vocab.lexicon``) that stand inside it, of the listed
 ``types``, each typed as in the corpus and scored by its type's share of its tags; the others stay as they are. A
 term counts when the corpus's tagger tagged it at least ``min_tagged`` times, in at least ``min_rate`` of its
@@ -58,7 +58,7 @@ class ContainedWords:
     @classmethod
     def read(cls, read: Words) -> ContainedWords:
         conf = read("contained_names")
-        containers = frozenset(map(str, read(str(conf["containers_from"]))["containers"]))
+        containers = frozenset(map(str, conf["containers"]))
         skip = containers | frozenset(map(str, conf.get("modifier_subtypes") or ()))
         endings = EndingWords.read(read).endings if conf.get("endings") else None
         if endings is not None:

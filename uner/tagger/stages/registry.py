@@ -101,14 +101,24 @@ class Settings(dict):
         raise ValueError(f"{self.path}: no '{self.prefix}{key}' entry")
 
 
+SAME_AS = "same_as"  # an entry written {same_as: OTHER.ENTRY} is the entry ENTRY of stages/OTHER.yaml
+
+
 @cache
 def read_words(name: str, folder: str | None = None) -> Settings:
-    """The word lists ``stages/<name>.yaml`` (``find_word_file``); ValueError naming the file when it is not a
-    mapping, or, when read, an entry it lacks."""
+    """The word lists ``stages/<name>.yaml`` (``find_word_file``); an entry written ``{same_as: OTHER.ENTRY}`` reads
+    the entry of another stage file, so that two stages share one list; ValueError naming the file when it is not a
+    mapping, when such a reference names no other file's entry, or, when read, an entry it lacks."""
     path = find_word_file(f"{name}.yaml", folder)
     doc = yaml.safe_load(path.read_text(encoding="utf-8"))
     if not isinstance(doc, dict):
         raise ValueError(f"{path}:1: expected a mapping of word lists")
+    for key, value in doc.items():
+        if isinstance(value, dict) and set(value) == {SAME_AS}:
+            other, _, entry = str(value[SAME_AS]).partition(".")
+            if not entry or other == name:
+                raise ValueError(f"{path}: '{key}': {SAME_AS} names OTHER.ENTRY, an entry of another stage file")
+            doc[key] = read_words(other, folder)[entry]
     return Settings(doc, path)
 
 
