@@ -1,6 +1,7 @@
 """head_subtypes: a name's head noun says which kind of its type it is ("IL-2 gene" a gene's DNA, "IL-2 mRNA" an
 RNA), for the types and nouns of the labels' stages/head_subtypes.yaml; named_lines: cells named by a proper name or
-a code are a cell line (stages/named_lines.yaml)."""
+a code are a cell line (stages/named_lines.yaml); bare_heads: a head noun alone names a kind, no name ("these genes",
+"the cells"; stages/bare_heads.yaml)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from tests.helpers import BIO_STAGES
 from uner.labels import LabelsFolder
 from uner.tagger import Entity, Student, TaggerConfig, run_stages
-from uner.tagger.stages.heads import HeadWords, LineWords, head_subtypes, named_lines
+from uner.tagger.stages.heads import BareHeadWords, HeadWords, LineWords, bare_heads, head_subtypes, named_lines
 from uner.tagger.stages.registry import shipped
 
 WORDS = HeadWords({"GENE": {"gene": "NUCLEOTIDE_SEQUENCE", "mrna": "RNA"}})
@@ -141,3 +142,37 @@ def test_the_biomedical_student_types_named_cells_a_cell_line():
     assert off["HL - 60 cells"] == off["U937 cells"] == off["T cells"] == "CELL"
     assert on["HL - 60 cells"][0] == on["U937 cells"][0] == "CELL_LINE" and "named_lines" in on["U937 cells"][1]
     assert on["T cells"] == ("CELL", ())
+
+
+def test_a_head_noun_alone_goes_and_names_with_it_stay():
+    words = BareHeadWords({"GENE": frozenset({"gene", "genes", "cdna"}), CELL: frozenset({"cells"})})
+    text = "These genes and the IL-2 gene were cloned as cDNA from Jurkat cells . Cells : genes"
+    spans = [("genes", "GENE"), ("IL-2 gene", "GENE"), ("cDNA", "GENE"), ("Jurkat cells", CELL), ("Cells", CELL),
+             ("genes", "DRUG")]  # (the last: of a type that does not list the noun)
+    ents, at = [], 0
+    for s, t in spans:
+        at = text.index(s, at)
+        ents.append(Entity(s, at, at + len(s), t, None, 0.5))
+        at += len(s)
+    out = bare_heads(text, ents, words=words)
+    assert [(e.text, e.type) for e in out] == [("IL-2 gene", "GENE"), ("Jurkat cells", CELL), ("genes", "DRUG")]
+    assert out[0] is ents[1]  # (kept as they were)
+
+
+def test_shipped_bare_heads_are_the_other_stages_heads():
+    heads = shipped(BareHeadWords).heads
+    assert heads["GENE"] == frozenset(shipped(HeadWords).heads["GENE"])
+    assert {"cell", "cells", "line", "lines"} <= heads[CELL] and "mrna" in heads["GENE"]
+    assert shipped(BareHeadWords).types == ("GENE", CELL)
+
+
+def test_the_biomedical_student_keeps_no_head_noun_alone():
+    """End to end with the shipped student: it tags "genes" and "cells" alone; the domain's ``bare_heads`` drops them
+    and keeps "IL-2" and "T cells"."""
+    assert "bare_heads" in BIO_STAGES
+    text = "The genes encoding IL-2 and IL-4 were induced in cells and in T cells treated with PMA ."
+    [ents] = Student.from_pretrained("uner-student-bio", stages=()).tag([text])
+    off = [e.text for e in run_stages(text, ents, tuple(s for s in BIO_STAGES if s != "bare_heads"))]
+    on = [e.text for e in run_stages(text, ents, BIO_STAGES)]
+    assert {"genes", "cells", "IL-2", "T cells"} <= set(off)
+    assert "genes" not in on and "cells" not in on and {"IL-2", "T cells"} <= set(on)

@@ -214,14 +214,15 @@ DOMAINS: dict[str, dict] = {
                    # the names a therapy, group or dose holds coming out of it ("olanzapine treatment") and the
                    # adjectives of diseases ("hypertensive"; §3.20),
                    # then the terms that corpus knows where a sentence missed them ("doxorubicin"; §3.11), and no class
-                   # nouns for names ("a dose", "the drug": what the corpus writes after a determiner; §3.12), then a
-                   # modifier coordinated before a disease sharing its head ("breast and ovarian cancer"; §3.16), last
-                   # the subtype that a name's head noun names ("IL-2 gene" DNA; §3.17), and cells named by a proper
-                   # name or a code a cell line ("Jurkat cells", "U937 cells"; §3.21)
+                   # nouns for names ("a dose", "the drug": what the corpus writes after a determiner; §3.12) nor a
+                   # name's head noun alone ("these genes", "the cells"; §3.23), then a modifier coordinated before a
+                   # disease sharing its head ("breast and ovarian cancer"; §3.16), last the subtype that a name's head
+                   # noun names ("IL-2 gene" DNA; §3.17), and cells named by a proper name or a code a cell line
+                   # ("Jurkat cells", "U937 cells"; §3.21)
                    "stages": ("abbreviations", "phrase_bounds", "word_endings", "hyphen_compounds", "name_pieces",
                               "degree_modifiers", "leading_counts", "rarely_tagged", "contained_names",
-                              "derived_adjectives", "lexicon", "class_nouns", "coordinated_heads", "head_subtypes",
-                              "named_lines"),
+                              "derived_adjectives", "lexicon", "class_nouns", "bare_heads", "coordinated_heads",
+                              "head_subtypes", "named_lines"),
                    # "lithium therapy", "ketoprofen group": the drug inside a therapy or a group is the entity
                    # (chosen on BC5CDR dev; NCBI-disease, JNLPBA, BC2GM dev measured; docs/accuracy.md §3.7)
                    "inner_names": True},

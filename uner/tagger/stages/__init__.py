@@ -21,7 +21,8 @@ some); ``leading_counts`` (``counts``), the numbers that count an entity cut; ``
 words the domain's tagged corpus rarely tags dropped; ``contained_names`` and ``derived_adjectives`` (``contained``),
 a therapy, group or dose giving way to the drug or disease it holds ("olanzapine treatment") and the adjectives of the
 corpus's diseases added ("hypertensive"); ``lexicon`` (``lexicon``), the terms the corpus knows added where a sentence
-missed them; ``class_nouns`` (``phrases``), the entities that name a class ("a dose", "the drug") dropped; and
+missed them; ``class_nouns`` (``phrases``), the entities that name a class ("a dose", "the drug") dropped;
+``bare_heads`` (``heads``), a name's head noun alone ("these genes", "the cells") dropped; and
 ``coordinated_heads`` (``coordination``), a modifier coordinated before a disease taken in ("breast and ovarian
 cancer"); ``head_subtypes`` (``heads``), the subtype a name's head noun names ("IL-2 gene" DNA); ``named_lines``
 (``heads``), cells named by a proper name or a code a cell line ("U937 cells").

@@ -14,6 +14,11 @@ letter, or letters and digits in one word; a word that opens a sentence or a lis
 heading, read without its capital), and that the domain's corpus never writes after "anti-" (antibodies are raised
 against molecules: "CD4" is a cell type's marker), takes the subtype of cell lines. Type, subtypes, heads, shapes,
 the marks that open a sentence and those before a molecule: the labels' ``stages/named_lines.yaml``.
+
+The ``bare_heads`` stage: a head noun alone. The noun that says which kind a name is ("the IL-2 gene", "Jurkat
+cells") names, standing alone, the kind and no member of it ("these genes", "the cells", "cDNAs"): an entity that is
+one word and one of the head nouns of its type goes. The head nouns are those of the two stages above, read from
+their files (the labels' ``stages/bare_heads.yaml`` names them).
 """
 
 from __future__ import annotations
@@ -115,3 +120,28 @@ def named_lines(text: str, entities: Sequence[Entity], words: LineWords) -> list
     return [replace(ent, subtype=words.to)
             if ent.type == words.type and ent.subtype == words.subtype and words.named(text, ent) else ent
             for ent in entities]
+
+
+@dataclass(frozen=True)
+class BareHeadWords:
+    """Per entity type, its head nouns (lower-cased): those of ``head_subtypes`` and the cells' of ``named_lines``."""
+
+    heads: dict[str, frozenset[str]]
+
+    @classmethod
+    def read(cls, read: Words) -> BareHeadWords:
+        conf = read("bare_heads")
+        heads = {str(t): {str(w).lower() for nouns in subs.values() for w in nouns}
+                 for t, subs in conf["subtype_heads"].items()}
+        heads.setdefault(str(conf["cell_type"]), set()).update(str(w).lower() for w in conf["cell_heads"])
+        return cls({t: frozenset(nouns) for t, nouns in heads.items()})
+
+    @property
+    def types(self) -> tuple[str, ...]:
+        return tuple(self.heads)
+
+
+@register("bare_heads", BareHeadWords)
+def bare_heads(text: str, entities: Sequence[Entity], words: BareHeadWords) -> list[Entity]:
+    """``entities`` without those that are a head noun of their type alone (see the module docstring)."""
+    return [ent for ent in entities if ent.text.lower() not in words.heads.get(ent.type, ())]
