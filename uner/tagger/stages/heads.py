@@ -36,6 +36,16 @@ from .registry import Words, register
 HYPHEN = re.compile(r"\s*-\s*")  # ("HL - 60" as "HL-60")
 
 
+def nouns(words) -> frozenset[str]:
+    """A settings list of head nouns, compared lower-cased."""
+    return frozenset(str(w).lower() for w in words)
+
+
+def subtype_nouns(heads) -> dict[str, dict[str, str]]:
+    """Settings of head nouns per type and subtype as type → head noun (lower-cased) → the subtype it names."""
+    return {str(t): {w: str(sub) for sub, words in subs.items() for w in nouns(words)} for t, subs in heads.items()}
+
+
 @dataclass(frozen=True)
 class HeadWords:
     """Per entity type, each head noun (lower-cased) with the subtype it names."""
@@ -44,9 +54,7 @@ class HeadWords:
 
     @classmethod
     def read(cls, read: Words) -> HeadWords:
-        conf = read("head_subtypes")["heads"]
-        return cls({str(t): {str(w).lower(): str(sub) for sub, nouns in subs.items() for w in nouns}
-                    for t, subs in conf.items()})
+        return cls(subtype_nouns(read("head_subtypes")["heads"]))
 
     @property
     def types(self) -> tuple[str, ...]:
@@ -86,7 +94,7 @@ class LineWords:
         except re.error as exc:
             raise ValueError(f"{read.path('named_lines.yaml')}: shapes: not a regular expression ({exc})") from None
         return cls(str(conf["type"]), str(conf["from"]), str(conf["to"]),
-                   frozenset(str(w).lower() for w in conf["heads"]), shapes, frozenset(map(str, conf["openers"])),
+                   nouns(conf["heads"]), shapes, frozenset(map(str, conf["openers"])),
                    load_counts(read.path(conf["counts"])),
                    tuple(tuple(t for t, _, _ in tokens(str(m))) for m in conf["molecule_marks"]))
 
@@ -131,10 +139,10 @@ class BareHeadWords:
     @classmethod
     def read(cls, read: Words) -> BareHeadWords:
         conf = read("bare_heads")
-        heads = {str(t): {str(w).lower() for nouns in subs.values() for w in nouns}
-                 for t, subs in conf["subtype_heads"].items()}
-        heads.setdefault(str(conf["cell_type"]), set()).update(str(w).lower() for w in conf["cell_heads"])
-        return cls({t: frozenset(nouns) for t, nouns in heads.items()})
+        heads = {t: frozenset(subs) for t, subs in subtype_nouns(conf["subtype_heads"]).items()}
+        cells = str(conf["cell_type"])
+        heads[cells] = heads.get(cells, frozenset()) | nouns(conf["cell_heads"])
+        return cls(heads)
 
     @property
     def types(self) -> tuple[str, ...]:
