@@ -25,6 +25,6 @@ def predictions(stdout: str) -> list[list[str]]:
 
 
 # the biomedical domain's stages, in order
-BIO_STAGES = ("abbreviations", "phrase_bounds", "word_endings", "hyphen_compounds", "name_pieces", "degree_modifiers",
-              "leading_counts", "rarely_tagged", "contained_names", "derived_adjectives", "lexicon", "class_nouns",
-              "bare_heads", "coordinated_heads", "head_subtypes", "named_lines")
+BIO_STAGES = ("abbreviations", "phrase_bounds", "word_endings", "hyphen_compounds", "name_pieces", "piece_bounds",
+              "degree_modifiers", "leading_counts", "rarely_tagged", "contained_names", "derived_adjectives", "lexicon",
+              "class_nouns", "bare_heads", "coordinated_heads", "head_subtypes", "named_lines")

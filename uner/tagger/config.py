@@ -208,7 +208,8 @@ DOMAINS: dict[str, dict] = {
                    # completed from the domain corpus's phrases ("5 - FU", "dilated cardiomyopathy"; the same), the
                    # words that end as its tagged drugs and diseases do ("catalepsy" as "epilepsy"; §3.19; before the
                    # joins, which make "ataxia" and "telangiectasia" one), its hyphenated compounds made one ("Wiskott -
-                   # Aldrich syndrome"; §3.15) and the pieces a hyphen joins ("caspase - 9"), without the gradable words
+                   # Aldrich syndrome"; §3.15) and the pieces a hyphen joins ("caspase - 9"; a name so joined bounded
+                   # again by the phrases, "NF - kappa B"; §3.24), without the gradable words
                    # that open them ("severe heart failure"; docs/accuracy.md §3.9, §3.10) or the counts ("15 renal
                    # tumours"; §3.15), without the gene words that the tagged corpus rarely tags ("protein"; §3.14),
                    # the names a therapy, group or dose holds coming out of it ("olanzapine treatment") and the
@@ -220,7 +221,7 @@ DOMAINS: dict[str, dict] = {
                    # noun names ("IL-2 gene" DNA; §3.17), and cells named by a proper name or a code a cell line
                    # ("Jurkat cells", "U937 cells"; §3.21)
                    "stages": ("abbreviations", "phrase_bounds", "word_endings", "hyphen_compounds", "name_pieces",
-                              "degree_modifiers", "leading_counts", "rarely_tagged", "contained_names",
+                              "piece_bounds", "degree_modifiers", "leading_counts", "rarely_tagged", "contained_names",
                               "derived_adjectives", "lexicon", "class_nouns", "bare_heads", "coordinated_heads",
                               "head_subtypes", "named_lines"),
                    # "lithium therapy", "ketoprofen group": the drug inside a therapy or a group is the entity

@@ -56,7 +56,7 @@ one-word entity of the ``modified_types`` also goes when the corpus writes it af
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 
@@ -264,8 +264,7 @@ class ClassWords(AfterWords):
 
 
 def tie(both: int, left: int, right: int) -> float:
-    """How strongly two parts come together, from the counts of both together and of each: the larger conditional
-    probability (0 for an unseen part)."""
+    """How strongly two parts come together: the larger conditional probability of both given each (0: unseen)."""
     return max(both / left if left else 0.0, both / right if right else 0.0)
 
 
@@ -334,15 +333,16 @@ def bounds(doc: PhraseDoc, i: int, j: int, words: PhraseWords, taken: set[int] =
 
 
 @register("phrase_bounds", PhraseWords)
-def phrase_bounds(text: str, entities: Sequence[Entity], words: PhraseWords) -> list[Entity]:
-    """Each entity with its edges where the corpus's phrases have them (see the module docstring)."""
+def phrase_bounds(text: str, entities: Sequence[Entity], words: PhraseWords,
+                  moves: Callable[[Entity], bool] | None = None) -> list[Entity]:
+    """Each entity (or each that ``moves`` picks) with its edges where the corpus's phrases have them."""
     if not entities:
         return []
     doc = PhraseDoc(text, words.counts)
     ranges, taken = doc.ranges(entities)
     out = []
     for ent, (i, j) in zip(entities, ranges):
-        if i is None or j is None or j <= i:
+        if i is None or j is None or j <= i or (moves is not None and not moves(ent)):
             out.append(ent)
             continue
         ni, nj = bounds(doc, i, j, words, taken.difference(range(i, j)),
