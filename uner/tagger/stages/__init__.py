@@ -11,21 +11,21 @@ A document that comes as several texts (a gold file of sentences) goes through `
 stages that read beyond a sentence (``abbreviations``) see the earlier texts that carry what a text mentions.
 
 Shipped stages: two conventions of English news, the general domain's, ``person_titles`` (``titles``) and
-``sports_teams`` (``teams``); and the biomedical domain's: ``abbreviations`` (``abbreviations``), a short form
-defined in the document, "long form (SF)", typed as its long form's entity (it may add entities);
-``phrase_bounds`` and ``degree_modifiers`` (``phrases``), edges moved by the domain corpus's phrase counts;
-``word_endings`` (``endings``), a word no entity covers typed by the ending its tagged corpus's drugs or diseases share;
-``hyphen_compounds`` (``phrases``), two entities that the corpus writes as one hyphenated word joined;
-``name_pieces`` (``pieces``), names built from hyphen-joined pieces made whole (both join entities, so they may drop
-some), and ``piece_bounds`` (``pieces``), the names so joined bounded again by the corpus's phrases; ``leading_counts`` (``counts``), the numbers that count an entity cut; ``rarely_tagged`` (``lexicon``), the
-words the domain's tagged corpus rarely tags dropped; ``contained_names`` and ``derived_adjectives`` (``contained``),
-a therapy, group or dose giving way to the drug or disease it holds ("olanzapine treatment") and the adjectives of the
-corpus's diseases added ("hypertensive"); ``lexicon`` (``lexicon``), the terms the corpus knows added where a sentence
-missed them; ``class_nouns`` (``phrases``), the entities that name a class ("a dose", "the drug") dropped;
-``bare_heads`` (``heads``), a name's head noun alone ("these genes", "the cells") dropped; and
-``coordinated_heads`` (``coordination``), a modifier coordinated before a disease taken in ("breast and ovarian
-cancer"); ``head_subtypes`` (``heads``), the subtype a name's head noun names ("IL-2 gene" DNA); ``named_lines``
-(``heads``), cells named by a proper name or a code a cell line ("U937 cells").
+``sports_teams`` (``teams``); and the biomedical domain's: ``abbreviations`` (``abbreviations``), a short form defined
+in the document, "long form (SF)", typed as its long form's entity (it may add entities); ``phrase_bounds`` and
+``degree_modifiers`` (``phrases``), edges moved by the domain corpus's phrase counts; ``word_endings`` (``endings``), a
+word no entity covers typed by the ending its tagged corpus's drugs or diseases share; ``hyphen_compounds``
+(``phrases``), two entities that the corpus writes as one hyphenated word joined; ``name_pieces`` (``pieces``), names
+built from hyphen-joined pieces made whole (both join entities, so they may drop some), and ``piece_bounds``
+(``pieces``), the names so joined bounded again by the corpus's phrases; ``leading_counts`` (``counts``), the numbers
+that count an entity cut; ``rarely_tagged`` (``lexicon``), the words the domain's tagged corpus rarely tags dropped;
+``contained_names`` and ``derived_adjectives`` (``contained``), a therapy, group or dose giving way to the drug or
+disease it holds ("olanzapine treatment") and the adjectives of the corpus's diseases added ("hypertensive");
+``lexicon`` (``lexicon``), the terms the corpus knows added where a sentence missed them; ``class_nouns`` (``phrases``),
+the entities that name a class ("a dose", "the drug") dropped; ``bare_heads`` (``heads``), a name's head noun alone
+("these genes", "the cells") dropped; and ``coordinated_heads`` (``coordination``), a modifier coordinated before a
+disease taken in ("breast and ovarian cancer"); ``head_subtypes`` (``heads``), the subtype a name's head noun names
+("IL-2 gene" DNA); ``named_lines`` (``heads``), cells named by a proper name or a code a cell line ("U937 cells").
 """
 
 from __future__ import annotations

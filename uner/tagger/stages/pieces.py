@@ -133,6 +133,7 @@ class PieceBoundWords:
                    tuple(map(str, read("piece_bounds")["types"])))
 
     def moves(self, ent: Entity) -> bool:
+        """Whether ``ent`` is of the types moved and holds a joining mark."""
         return ent.type in self.types and any(j in ent.text for j in self.joiners)
 
 
