@@ -33,7 +33,7 @@ class CountWords:
     @classmethod
     def read(cls, read: Words) -> CountWords:
         conf = read("leading_counts")
-        return cls(frozenset(str(w).lower() for w in conf["number_words"]), int(conf["min_letters"]))
+        return cls(conf.lowered("number_words"), int(conf["min_letters"]))
 
     def count(self, word: str) -> bool:
         return word.isdigit() or word.lower() in self.numbers

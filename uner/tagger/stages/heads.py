@@ -30,20 +30,15 @@ from dataclasses import dataclass, replace
 from ...vocab.phrases import PhraseCounts, tokens
 from ..scoring import Entity
 from .phrases import load_counts
-from .registry import Words, register
+from .registry import Settings, Words, register
 
 
 HYPHEN = re.compile(r"\s*-\s*")  # ("HL - 60" as "HL-60")
 
 
-def nouns(words) -> frozenset[str]:
-    """A settings list of head nouns, compared lower-cased."""
-    return frozenset(str(w).lower() for w in words)
-
-
-def subtype_nouns(heads) -> dict[str, dict[str, str]]:
+def subtype_nouns(heads: Settings) -> dict[str, dict[str, str]]:
     """Settings of head nouns per type and subtype as type → head noun (lower-cased) → the subtype it names."""
-    return {str(t): {w: str(sub) for sub, words in subs.items() for w in nouns(words)} for t, subs in heads.items()}
+    return {str(t): {w: str(sub) for sub in subs for w in subs.lowered(sub)} for t, subs in heads.items()}
 
 
 @dataclass(frozen=True)
@@ -94,7 +89,7 @@ class LineWords:
         except re.error as exc:
             raise ValueError(f"{read.path('named_lines.yaml')}: shapes: not a regular expression ({exc})") from None
         return cls(str(conf["type"]), str(conf["from"]), str(conf["to"]),
-                   nouns(conf["heads"]), shapes, frozenset(map(str, conf["openers"])),
+                   conf.lowered("heads"), shapes, frozenset(map(str, conf["openers"])),
                    load_counts(read.path(conf["counts"])),
                    tuple(tuple(t for t, _, _ in tokens(str(m))) for m in conf["molecule_marks"]))
 
@@ -141,7 +136,7 @@ class BareHeadWords:
         conf = read("bare_heads")
         heads = {t: frozenset(subs) for t, subs in subtype_nouns(conf["subtype_heads"]).items()}
         cells = str(conf["cell_type"])
-        heads[cells] = heads.get(cells, frozenset()) | nouns(conf["cell_heads"])
+        heads[cells] = heads.get(cells, frozenset()) | conf.lowered("cell_heads")
         return cls(heads)
 
     @property

@@ -52,7 +52,7 @@ class PieceWords:
     @classmethod
     def read(cls, read: Words) -> PieceWords:
         conf = read("name_pieces")
-        return cls(frozenset(map(str, conf["joiners"])), frozenset(str(g).lower() for g in conf["greek_letters"]),
+        return cls(frozenset(map(str, conf["joiners"])), conf.lowered("greek_letters"),
                    int(conf["max_digits"]), int(conf["max_code"]))
 
     def piece(self, word: str) -> bool:
