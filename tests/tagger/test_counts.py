@@ -1,4 +1,4 @@
-"""The leading_counts stage: the cardinal numbers that open an entity count it and are cut."""
+"""The leading_counts stage: the cardinal numbers (and the quantifiers) that open an entity count it and are cut."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from tests.helpers import BIO_STAGES
 from uner.tagger import Entity, Student, TaggerConfig
 from uner.tagger.stages.counts import CountWords, count_end, leading_counts
 
-WORDS = CountWords(frozenset({"two", "hundred", "ninety", "seven"}))
+WORDS = CountWords(frozenset({"two", "hundred", "ninety", "seven", "several", "other"}))
 
 
 @pytest.mark.parametrize("text, name", [
@@ -24,6 +24,10 @@ WORDS = CountWords(frozenset({"two", "hundred", "ninety", "seven"}))
     ("15 34", "15 34"),  # nothing but numbers: nothing to cut down to
     ("seventy patients", "seventy patients"),  # a word the list does not have
     ("tumours 15", "tumours 15"),  # only at the start
+    ("several transcription factors", "transcription factors"),  # a quantifier stands where a count does
+    ("Other cancers", "cancers"),
+    ("several other genes", "genes"),
+    ("other HLA genes", "other HLA genes"),  # before a capitalised word, as a number
 ])
 def test_a_count_is_cut_before_a_word(text, name):
     assert text[count_end(text, WORDS):] == name
@@ -55,3 +59,14 @@ def test_the_biomedical_student_leaves_out_counts():
     assert on["tobramycin"].type == "DRUG" and {"leading_counts", "phrase_bounds"} & set(on["tobramycin"].stages)
     assert "leading_counts" in on["papillary renal cell tumours"].stages
     assert "26 S proteasome" in on
+
+
+def test_the_biomedical_student_leaves_out_the_quantifiers():
+    """End to end with the shipped student and the shipped quantifier words: "several transcription factors" and
+    "other cancers" without the stage, the names alone with it."""
+    text = "Mutations were found in other cancers and in several transcription factors ."
+    without = Student.from_pretrained("uner-student-bio", stages=[s for s in BIO_STAGES if s != "leading_counts"])
+    assert {"other cancers", "several transcription factors"} <= {e.text for e in next(without.tag([text]))}
+    on = {e.text: e for e in next(Student.from_pretrained("uner-student-bio").tag([text]))}
+    assert (on["cancers"].type, on["transcription factors"].type) == ("DISEASE", "GENE")
+    assert "leading_counts" in on["cancers"].stages

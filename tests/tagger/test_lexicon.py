@@ -111,6 +111,33 @@ def test_the_stage_drops_the_strings_its_corpus_rarely_tags(tmp_path):
     assert run_stages(text, ents, ["rarely_tagged"], str(keep.parent)) == ents  # (1 of 4 is not below 0.2)
 
 
+def test_a_symbol_written_with_a_capital_is_no_common_word():
+    """"IgG" is tagged in 1 of its 3 occurrences (the others inside "IgG antibodies"), as rarely as "protein": with
+    ``name_letters`` 3 the symbol is not judged and stays, while "protein" and the one-letter piece "B" (1 of 3) go;
+    without ``name_letters`` all three are judged."""
+    records = [_record("IgG and protein and B rose .", ("IgG", "GENE"), ("protein", "GENE"), ("B", "GENE")),
+               _record("IgG antibodies bind protein , B and protein ; IgG antibodies bind B .",
+                       ("IgG antibodies", "GENE")),
+               _record("The protein .")]
+    table = _lexicon(records, min_tagged=1)
+    assert [table.terms[k].rate < 0.4 for k in [("igg",), ("protein",), ("b",)]] == [True, True, True]
+    assert set(table.rarely_tagged(0.4, name_letters=3).terms) == {("protein",), ("b",)}
+    assert set(table.rarely_tagged(0.4).terms) == {("igg",), ("protein",), ("b",)}
+
+
+def test_the_biomedical_teacher_keeps_a_symbol_its_corpus_tags_inside_longer_names():
+    """End to end with the shipped teacher and table: "Ras" (tagged in 39 % of its corpus occurrences, often inside
+    "Ras protein") is the gene of "Ras activation", and "IgG", "IgM" (28 %, 22 %) genes of a list; judged as common
+    words by ``rarely_tagged`` they went."""
+    from uner.tagger import Tagger
+
+    texts = ["Both carbachol ( 100 microM ) and EGF ( 10 nM ) induced Ras activation .",
+             "The content of IgA , IgG and IgM was lower in these patients ."]
+    ents = list(Tagger.from_pretrained("uner-bio").tag(texts))
+    assert ("Ras", "GENE") in [(e.text, e.type) for e in ents[0]]
+    assert {("IgG", "GENE"), ("IgM", "GENE")} <= {(e.text, e.type) for e in ents[1]}
+
+
 def test_the_biomedical_student_leaves_out_the_words_its_corpus_rarely_tags():
     """End to end with the shipped student and table: the student alone calls "protein", "promoter" and
     "transcription" genes; with the ``rarely_tagged`` stage only "p53 gene" stays ("promoter" alone, a head noun,

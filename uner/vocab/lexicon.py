@@ -104,11 +104,14 @@ class Lexicon:
                         if t.tagged >= min_tagged and t.rate >= min_rate and t.share >= min_share
                         and (types is None or t.type in types)})
 
-    def rarely_tagged(self, below: float) -> Lexicon:
+    def rarely_tagged(self, below: float, name_letters: int | None = None) -> Lexicon:
         """The terms of words of letters only tagged in fewer than ``below`` of their occurrences: common words that
-        the tagger now and then calls a name ("protein"); a name with a digit or a hyphen ("c-fos") is often tagged
-        inside a longer span, so it is left out."""
-        return Lexicon({k: t for k, t in self.terms.items() if t.rate < below and all(w.isalpha() for w in k)})
+        the tagger now and then calls a name ("protein"). A name with a digit or a hyphen ("c-fos") is often tagged
+        inside a longer span, so it is left out; so, with ``name_letters``, is one word of at least that many letters
+        that is written with a capital where it is tagged ("IgG", "Ras": a symbol, tagged inside "IgG antibodies")."""
+        return Lexicon({k: t for k, t in self.terms.items() if t.rate < below and all(w.isalpha() for w in k)
+                        and not (name_letters and len(k) == 1 and len(k[0]) >= name_letters
+                                 and not t.text.islower())})
 
     def adjectives(self, suffixes: Iterable[tuple[str, str]], subtype: str | None, min_stem: int = 4) -> Lexicon:
         """The adjectives of the one-word terms by the (adjective ending, noun ending) ``suffixes``, English

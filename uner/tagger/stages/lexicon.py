@@ -9,8 +9,9 @@ table, how sure a term must be to count, and the types whose terms are added: th
 The ``rarely_tagged`` stage reads the same table the other way: which strings are common words that the tagger now
 and then calls a name. "protein", "gene", "promoter" are tagged in 6–29 % of their occurrences in the biomedical
 abstracts, "p53" and "insulin" in about half; an entity of the listed ``types`` whose string (words of letters only:
-"c-fos" is often tagged inside a longer span) was tagged in fewer than ``below`` of its occurrences goes. Its table,
-threshold and types: the labels' ``stages/rarely_tagged.yaml``.
+"c-fos" is often tagged inside a longer span; nor a symbol written with a capital, "IgG", with ``name_letters``) was
+tagged in fewer than ``below`` of its occurrences goes. Its table, threshold and types: the labels'
+``stages/rarely_tagged.yaml``.
 """
 
 from __future__ import annotations
@@ -78,7 +79,9 @@ class RareWords:
     @classmethod
     def read(cls, read: Words) -> RareWords:
         conf = read("rarely_tagged")
-        return cls(load_table(read, conf).rarely_tagged(float(conf["below"])), tuple(map(str, conf["types"])))
+        letters = conf.get("name_letters")
+        rare = load_table(read, conf).rarely_tagged(float(conf["below"]), None if letters is None else int(letters))
+        return cls(rare, tuple(map(str, conf["types"])))
 
 
 @register("lexicon", LexiconWords)
