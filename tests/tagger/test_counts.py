@@ -7,6 +7,7 @@ import pytest
 from tests.helpers import BIO_STAGES
 from uner.tagger import Entity, Student, TaggerConfig
 from uner.tagger.stages.counts import CountWords, count_end, leading_counts
+from uner.tagger.stages.registry import Words
 
 WORDS = CountWords(frozenset({"two", "hundred", "ninety", "seven", "several", "other"}))
 
@@ -31,6 +32,18 @@ WORDS = CountWords(frozenset({"two", "hundred", "ninety", "seven", "several", "o
 ])
 def test_a_count_is_cut_before_a_word(text, name):
     assert text[count_end(text, WORDS):] == name
+
+
+def test_the_shipped_counts_hold_the_quantifiers_and_an_older_folder_its_numbers(tmp_path):
+    """The shipped file's quantifiers count beside its number words; a folder saved before them (no
+    ``quantifier_words`` entry) still loads, with its numbers only."""
+    shipped = CountWords.read(Words())
+    assert {"two", "several", "other"} <= shipped.count_words and "multiple" not in shipped.count_words
+    (tmp_path / "stages").mkdir()
+    (tmp_path / "stages" / "leading_counts.yaml").write_text("number_words: [Two]\nmin_letters: 2\n", encoding="utf-8")
+    older = CountWords.read(Words(str(tmp_path)))
+    assert older.count_words == {"two"}
+    assert count_end("several genes", older) == 0 and count_end("two genes", older) == 4
 
 
 def test_the_stage_moves_the_start_and_keeps_type_and_score():

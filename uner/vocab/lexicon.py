@@ -108,10 +108,10 @@ class Lexicon:
         """The terms of words of letters only tagged in fewer than ``below`` of their occurrences: common words that
         the tagger now and then calls a name ("protein"). A name with a digit or a hyphen ("c-fos") is often tagged
         inside a longer span, so it is left out; so, with ``name_letters``, is one word of at least that many letters
-        that is written with a capital where it is tagged ("IgG", "Ras": a symbol, tagged inside "IgG antibodies")."""
+        whose most frequent tagged form has a capital ("IgG", "Ras": a symbol, tagged inside "IgG antibodies")."""
         return Lexicon({k: t for k, t in self.terms.items() if t.rate < below and all(w.isalpha() for w in k)
-                        and not (name_letters and len(k) == 1 and len(k[0]) >= name_letters
-                                 and not t.text.islower())})
+                        and not (name_letters is not None and len(k) == 1 and len(k[0]) >= name_letters
+                                 and any(c.isupper() for c in t.text))})
 
     def adjectives(self, suffixes: Iterable[tuple[str, str]], subtype: str | None, min_stem: int = 4) -> Lexicon:
         """The adjectives of the one-word terms by the (adjective ending, noun ending) ``suffixes``, English

@@ -3,9 +3,9 @@
 English counts a noun phrase with a cardinal number before it — "15 papillary renal cell tumours", "two familial
 aniridia", "nine tobramycin (patients)": the number says how many, not which, and the name starts after it. A
 tagger that types a run of words takes the number along. The stage drops it: the first words of an entity that are
-cardinals — digits alone, or the number words of the labels' ``stages/leading_counts.yaml`` — or the quantifiers
-that stand where a count does ("several", "other" in that file: "several transcription factors"), each followed by a
-space and then a lower-case word of ``min_letters`` or more letters (in that file too): a count comes before a
+counts — digits alone, the number words of the labels' ``stages/leading_counts.yaml``, or the quantifiers there that
+stand where a count does ("several transcription factors", "other cancers") — each followed by a space, when a
+lower-case word of ``min_letters`` or more letters (in that file too) comes after them: a count comes before a
 common noun or its adjective. A number before a capitalised word is part of a name ("2016 Summer Olympics", "4
 Vesta", "two IL6 mRNA" is left alone too), and so is one joined to the rest by a hyphen, a comma or a bracket ("5 -
 FU", "1 , 25 - dihydroxyvitamin D3") or one before a single letter ("26 S proteasome")."""
@@ -26,7 +26,7 @@ _WORD = re.compile(r"\S+")
 class CountWords:
     """The number words and quantifiers that count (lower case)."""
 
-    numbers: frozenset[str]
+    count_words: frozenset[str]
     min_letters: int = 2  # the word after the counts: lower case, at least this many letters
 
     types = ()  # (it moves edges, never types)
@@ -34,10 +34,11 @@ class CountWords:
     @classmethod
     def read(cls, read: Words) -> CountWords:
         conf = read("leading_counts")
-        return cls(conf.lowered("number_words") | conf.lowered("quantifier_words"), int(conf["min_letters"]))
+        quantifiers = conf.lowered("quantifier_words") if "quantifier_words" in conf else frozenset()  # (older folders)
+        return cls(conf.lowered("number_words") | quantifiers, int(conf["min_letters"]))
 
     def count(self, word: str) -> bool:
-        return word.isdigit() or word.lower() in self.numbers
+        return word.isdigit() or word.lower() in self.count_words
 
 
 def count_end(text: str, words: CountWords) -> int:
