@@ -46,6 +46,20 @@ def test_the_shipped_counts_hold_the_quantifiers_and_an_older_folder_its_numbers
     assert count_end("several genes", older) == 0 and count_end("two genes", older) == 4
 
 
+def test_a_measure_keeps_its_number():
+    """Only the entities of the listed types lose their counts: a measure is its number ("2 years"); the shipped file
+    lists the domain's own types, no measure; without a list every type loses them (an older folder)."""
+    text = "Two familial aniridia for 2 years ."
+    ents = [Entity("Two familial aniridia", 0, 21, "DISEASE", None, 0.5),
+            Entity("2 years", 26, 33, "MEASURE", None, 0.5)]
+    listed = CountWords(frozenset({"two"}), cut_types=frozenset({"DISEASE"}))
+    assert [e.text for e in leading_counts(text, ents, words=listed)] == ["familial aniridia", "2 years"]
+    assert [e.text for e in leading_counts(text, ents, words=CountWords(frozenset({"two"})))] == [
+        "familial aniridia", "years"]
+    shipped = CountWords.read(Words()).types
+    assert {"DRUG", "DISEASE", "GENE"} <= set(shipped) and "MEASURE" not in shipped
+
+
 def test_the_stage_moves_the_start_and_keeps_type_and_score():
     text = "Mutations in 15 renal tumours and 5 - FU ."
     ents = [Entity("15 renal tumours", 13, 29, "DISEASE", None, 0.7), Entity("5 - FU", 34, 40, "DRUG", None, 0.4)]
@@ -76,10 +90,11 @@ def test_the_biomedical_student_leaves_out_counts():
 
 def test_the_biomedical_student_leaves_out_the_quantifiers():
     """End to end with the shipped student and the shipped quantifier words: "several transcription factors" and
-    "other cancers" without the stage, the names alone with it."""
-    text = "Mutations were found in other cancers and in several transcription factors ."
+    "other cancers" without the stage, the names alone with it; the measure "2 years" keeps its number."""
+    text = "Mutations were found in other cancers and in several transcription factors over 2 years ."
     without = Student.from_pretrained("uner-student-bio", stages=[s for s in BIO_STAGES if s != "leading_counts"])
     assert {"other cancers", "several transcription factors"} <= {e.text for e in next(without.tag([text]))}
     on = {e.text: e for e in next(Student.from_pretrained("uner-student-bio").tag([text]))}
     assert (on["cancers"].type, on["transcription factors"].type) == ("DISEASE", "GENE")
     assert "leading_counts" in on["cancers"].stages
+    assert on["2 years"].type == "MEASURE" and "years" not in on  # (a measure keeps its number)

@@ -6,7 +6,8 @@ tagger that types a run of words takes the number along. The stage drops it: the
 counts — digits alone, the number words of the labels' ``stages/leading_counts.yaml``, or the quantifiers there that
 stand where a count does ("several transcription factors", "other cancers") — each followed by a space, when a
 lower-case word of ``min_letters`` or more letters (in that file too) comes after them: a count comes before a
-common noun or its adjective. A number before a capitalised word is part of a name ("2016 Summer Olympics", "4
+common noun or its adjective, from the entities of the file's ``types`` only (the domain's own): a measure is its
+number ("2 years", "50 percent"). A number before a capitalised word is part of a name ("2016 Summer Olympics", "4
 Vesta", "two IL6 mRNA" is left alone too), and so is one joined to the rest by a hyphen, a comma or a bracket ("5 -
 FU", "1 , 25 - dihydroxyvitamin D3") or one before a single letter ("26 S proteasome")."""
 
@@ -28,17 +29,25 @@ class CountWords:
 
     count_words: frozenset[str]
     min_letters: int = 2  # the word after the counts: lower case, at least this many letters
+    cut_types: frozenset[str] | None = None  # the entity types whose counts are cut (None: every type)
 
-    types = ()  # (it moves edges, never types)
+    @property
+    def types(self) -> tuple[str, ...]:
+        return tuple(sorted(self.cut_types or ()))
 
     @classmethod
     def read(cls, read: Words) -> CountWords:
         conf = read("leading_counts")
         quantifiers = conf.lowered("quantifier_words") if "quantifier_words" in conf else frozenset()  # (older folders)
-        return cls(conf.lowered("number_words") | quantifiers, int(conf["min_letters"]))
+        types = frozenset(map(str, conf["types"])) if "types" in conf else None
+        return cls(conf.lowered("number_words") | quantifiers, int(conf["min_letters"]), types)
 
     def count(self, word: str) -> bool:
         return word.isdigit() or word.lower() in self.count_words
+
+    def cuts(self, ent: Entity) -> bool:
+        """Whether ``ent``'s type loses its counts (a measure is its number: "2 years" keeps it)."""
+        return self.cut_types is None or ent.type in self.cut_types
 
 
 def count_end(text: str, words: CountWords) -> int:
@@ -60,6 +69,6 @@ def leading_counts(text: str, entities: Sequence[Entity], words: CountWords) -> 
     """Each entity without the counts that open it (see the module docstring)."""
     out = []
     for ent in entities:
-        cut = count_end(ent.text, words)
+        cut = count_end(ent.text, words) if words.cuts(ent) else 0
         out.append(replace(ent, text=ent.text[cut:], start=ent.start + cut) if cut else ent)
     return out
