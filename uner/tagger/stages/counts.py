@@ -38,9 +38,9 @@ class CountWords:
     @classmethod
     def read(cls, read: Words) -> CountWords:
         conf = read("leading_counts")
-        quantifiers = conf.lowered("quantifier_words") if "quantifier_words" in conf else frozenset()  # (older folders)
-        types = frozenset(map(str, conf["types"])) if "types" in conf else None
-        return cls(conf.lowered("number_words") | quantifiers, int(conf["min_letters"]), types)
+        types = conf.get("types")  # (optional, as the quantifiers: a folder saved before them lacks both)
+        return cls(conf.lowered("number_words") | conf.lowered("quantifier_words", optional=True),
+                   int(conf["min_letters"]), None if types is None else frozenset(map(str, types)))
 
     def count(self, word: str) -> bool:
         return word.isdigit() or word.lower() in self.count_words

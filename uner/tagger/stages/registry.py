@@ -100,9 +100,10 @@ class Settings(dict):
     def __missing__(self, key):
         raise ValueError(f"{self.path}: no '{self.prefix}{key}' entry")
 
-    def lowered(self, key: str) -> frozenset[str]:
-        """The word list at ``key``, lower-cased: the words a stage compares without regard to case."""
-        return frozenset(str(w).lower() for w in self[key])
+    def lowered(self, key: str, optional: bool = False) -> frozenset[str]:
+        """The word list at ``key``, lower-cased: the words a stage compares without regard to case; an ``optional``
+        list that the file lacks (one written before the entry was added) is empty."""
+        return frozenset(str(w).lower() for w in (self.get(key, ()) if optional else self[key]))
 
 
 SAME_AS = "same_as"  # an entry written {same_as: OTHER.ENTRY} is the entry ENTRY of stages/OTHER.yaml
