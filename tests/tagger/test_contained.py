@@ -3,21 +3,20 @@ of the domain's tagged corpus inside it."""
 
 from __future__ import annotations
 
-from tests.helpers import BIO_STAGES
+from tests.helpers import BIO_STAGES, tagged_record
 from uner.tagger import Entity, run_stages
 from uner.vocab.lexicon import Lexicon
 
-from .test_lexicon import _record
 
 # "olanzapine" a drug in 4 of its 5 occurrences, "chemotherapy" a drug's procedure, "intravenous" a drug's adjective;
 # "dose" a drug in 1 of its 4 occurrences
-CORPUS = [_record("Olanzapine was given .", ("Olanzapine", "DRUG")),
-          _record("olanzapine and chemotherapy .", ("olanzapine", "DRUG"), ("chemotherapy", "DRUG")),
-          _record("After olanzapine , chemotherapy .", ("olanzapine", "DRUG"), ("chemotherapy", "DRUG")),
-          _record("Olanzapine alone .", ("Olanzapine", "DRUG")),
-          _record("Olanzapine or placebo ."),
-          _record("intravenous route , intravenous use .", ("intravenous", "DRUG"), ("intravenous", "DRUG")),
-          _record("The dose , a dose , one dose , the dose .", ("dose", "DRUG"))]
+CORPUS = [tagged_record("Olanzapine was given .", ("Olanzapine", "DRUG")),
+          tagged_record("olanzapine and chemotherapy .", ("olanzapine", "DRUG"), ("chemotherapy", "DRUG")),
+          tagged_record("After olanzapine , chemotherapy .", ("olanzapine", "DRUG"), ("chemotherapy", "DRUG")),
+          tagged_record("Olanzapine alone .", ("Olanzapine", "DRUG")),
+          tagged_record("Olanzapine or placebo ."),
+          tagged_record("intravenous route , intravenous use .", ("intravenous", "DRUG"), ("intravenous", "DRUG")),
+          tagged_record("The dose , a dose , one dose , the dose .", ("dose", "DRUG"))]
 
 
 def _folder(tmp_path, min_rate: float = 0.5, skip: str = "[DRUG_ADJECTIVE]") -> str:
@@ -73,9 +72,9 @@ def test_the_biomedical_student_finds_the_drug_its_treatment_holds():
 
 
 def test_adjectives_are_derived_from_one_word_nouns_by_their_endings():
-    records = [_record("Hypertension , epilepsy , diabetes and heart failure .", ("Hypertension", "DISEASE"),
-                       ("epilepsy", "DISEASE"), ("diabetes", "DISEASE"), ("heart failure", "DISEASE")),
-               _record("Sepsis and the diabetic .", ("Sepsis", "DISEASE"), ("diabetic", "DISEASE"))]
+    records = [tagged_record("Hypertension , epilepsy , diabetes and heart failure .", ("Hypertension", "DISEASE"),
+                             ("epilepsy", "DISEASE"), ("diabetes", "DISEASE"), ("heart failure", "DISEASE")),
+               tagged_record("Sepsis and the diabetic .", ("Sepsis", "DISEASE"), ("diabetic", "DISEASE"))]
     nouns = Lexicon.build(lambda: ((r["text"], r["entities"]) for r in records), min_tagged=1)
     derived = nouns.adjectives([("ive", "ion"), ("tic", "sy"), ("ic", "es"), ("ic", "is")], "ADJ", min_stem=5)
     assert {k: (t.text, t.type, t.subtype) for k, t in derived.terms.items()} == {
@@ -88,7 +87,7 @@ def _adjective_folder(tmp_path) -> str:
     stages = tmp_path / "stages"
     stages.mkdir(parents=True)
     Lexicon.build(lambda: ((r["text"], r["entities"]) for r in [
-        _record("Hypertension and aggression .", ("Hypertension", "DISEASE"), ("aggression", "OTHER"))] * 5)
+        tagged_record("Hypertension and aggression .", ("Hypertension", "DISEASE"), ("aggression", "OTHER"))] * 5)
     ).save(stages / "lexicon.tsv")
     (stages / "derived_adjectives.yaml").write_text(
         "table: lexicon.tsv\ntypes: [DISEASE]\nmin_tagged: 5\nmin_rate: 0.5\nmin_share: 0.8\n"

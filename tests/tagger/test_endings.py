@@ -7,26 +7,18 @@ import json
 
 import pytest
 
-from tests.helpers import uner
+from tests.helpers import table_stage_folder, tagged_record, uner
 from uner.tagger import Entity, run_stages
 from uner.vocab.endings import EndingParams, Endings
 
 PARAMS = EndingParams(min_seen=1, min_words=3, min_precision=0.7)
 
 
-def _record(text: str, *tagged: tuple[str, str]) -> dict:
-    ents = []
-    for part, type_ in tagged:
-        start = text.index(part)
-        ents.append({"start": start, "end": start + len(part), "type": type_, "subtype": None})
-    return {"text": text, "entities": ents}
-
-
 CORPUS = [
-    _record("Bleomycin and neomycin were given .", ("Bleomycin", "DRUG"), ("neomycin", "DRUG")),
-    _record("Then tobramycin , not ionomycin .", ("tobramycin", "DRUG")),  # ionomycin: seen, never tagged
-    _record("Colitis , otitis and chronic rhinitis .", ("Colitis", "DISEASE"), ("otitis", "DISEASE"),
-            ("chronic rhinitis", "DISEASE")),  # a word counts inside a longer entity too
+    tagged_record("Bleomycin and neomycin were given .", ("Bleomycin", "DRUG"), ("neomycin", "DRUG")),
+    tagged_record("Then tobramycin , not ionomycin .", ("tobramycin", "DRUG")),  # ionomycin: seen, never tagged
+    tagged_record("Colitis , otitis and chronic rhinitis .", ("Colitis", "DISEASE"), ("otitis", "DISEASE"),
+                  ("chronic rhinitis", "DISEASE")),  # a word counts inside a longer entity too
 ]
 
 
@@ -48,11 +40,11 @@ def test_learns_the_endings_its_typed_words_share_and_their_exceptions():
 
 def test_a_longer_ending_of_another_type_is_kept_and_wins():
     records = CORPUS + [
-        _record("Daunomycin , azithromycin , erythromycin , spectinomycin , clarithromycin .",
-                *((w, "DRUG") for w in ("Daunomycin", "azithromycin", "erythromycin", "spectinomycin",
-                                        "clarithromycin"))),
-        _record("Sisomicin , gentamicin and kanamicin rose .", ("Sisomicin", "GENE"), ("gentamicin", "GENE"),
-                ("kanamicin", "GENE"))]
+        tagged_record("Daunomycin , azithromycin , erythromycin , spectinomycin , clarithromycin .",
+                      *((w, "DRUG") for w in ("Daunomycin", "azithromycin", "erythromycin", "spectinomycin",
+                                              "clarithromycin"))),
+        tagged_record("Sisomicin , gentamicin and kanamicin rose .", ("Sisomicin", "GENE"), ("gentamicin", "GENE"),
+                      ("kanamicin", "GENE"))]
     table = _endings(records, EndingParams(min_seen=1, min_words=3, min_precision=0.6))
     assert (table.endings["cin"].type, table.endings["cin"].words, table.endings["cin"].seen) == ("DRUG", 8, 12)
     assert table.endings["icin"].type == "GENE" and "micin" not in table.endings
@@ -79,12 +71,9 @@ def test_table_round_trip_and_bad_rows(tmp_path):
         Endings.load(path)
 
 
-def _stage_folder(tmp_path, types: str = "[DRUG, DISEASE]", min_precision: float = 0.7) -> str:
-    (tmp_path / "stages").mkdir(parents=True)
-    _endings().save(tmp_path / "stages" / "endings.tsv")
-    (tmp_path / "stages" / "word_endings.yaml").write_text(
-        f"table: endings.tsv\nmin_precision: {min_precision}\nmin_stem: 2\ntypes: {types}\n", encoding="utf-8")
-    return str(tmp_path)
+def _stage_folder(path, types=("DRUG", "DISEASE"), min_precision: float = 0.7) -> str:
+    return table_stage_folder(path, "word_endings", _endings(), min_precision=min_precision, min_stem=2,
+                              types=list(types))
 
 
 def test_the_stage_types_the_words_no_entity_covers(tmp_path):
@@ -94,7 +83,7 @@ def test_the_stage_types_the_words_no_entity_covers(tmp_path):
     assert [(e.text, e.type, e.score, e.stages) for e in out] == [
         ("Gentamicin", "DRUG", 0.75, ("word_endings",)), ("gastritis", "DISEASE", 1.0, ("word_endings",)),
         ("streptomycin group", "DRUG", 0.6, ())]
-    assert [e.text for e in run_stages(text, [held], ["word_endings"], _stage_folder(tmp_path / "d", "[DISEASE]"))
+    assert [e.text for e in run_stages(text, [held], ["word_endings"], _stage_folder(tmp_path / "d", ["DISEASE"]))
             ] == ["gastritis", "streptomycin group"]
     assert [e.text for e in run_stages(text, [held], ["word_endings"], _stage_folder(tmp_path / "p", min_precision=0.8))
             ] == ["gastritis", "streptomycin group"]

@@ -7,26 +7,17 @@ import json
 
 import pytest
 
-from tests.helpers import uner
+from tests.helpers import tagged_record, uner
 from uner.tagger import Entity, run_stages
 from uner.vocab.lexicon import Lexicon
 
 
-def _record(text: str, *tagged: tuple[str, str]) -> dict:
-    ents, at = [], 0
-    for part, type_ in tagged:
-        start = text.index(part, at)
-        ents.append({"text": part, "start": start, "end": start + len(part), "type": type_, "subtype": None})
-        at = start + len(part)
-    return {"text": text, "entities": ents}
-
-
 CORPUS = [
-    _record("Dobutamine was infused .", ("Dobutamine", "DRUG")),
-    _record("After dobutamine , heart failure improved .", ("dobutamine", "DRUG"), ("heart failure", "DISEASE")),
-    _record("Heart failure and dobutamine - 5 levels .", ("Heart failure", "DISEASE"), ("dobutamine", "DRUG")),
-    _record("The dose was low ; the dose was high .", ("dose", "DRUG")),  # tagged in 1 of its 2 occurrences
-    _record("A dose of dobutamine .", ("dose", "DISEASE"), ("dobutamine", "DISEASE")),
+    tagged_record("Dobutamine was infused .", ("Dobutamine", "DRUG")),
+    tagged_record("After dobutamine , heart failure improved .", ("dobutamine", "DRUG"), ("heart failure", "DISEASE")),
+    tagged_record("Heart failure and dobutamine - 5 levels .", ("Heart failure", "DISEASE"), ("dobutamine", "DRUG")),
+    tagged_record("The dose was low ; the dose was high .", ("dose", "DRUG")),  # tagged in 1 of its 2 occurrences
+    tagged_record("A dose of dobutamine .", ("dose", "DISEASE"), ("dobutamine", "DISEASE")),
 ]
 
 
@@ -47,7 +38,8 @@ def test_counts_tags_occurrences_and_the_type_share():
 
 
 def test_finds_the_longest_terms_left_to_right():
-    table = _lexicon(CORPUS + [_record("Congestive heart failure .", ("Congestive heart failure", "DISEASE"))] * 2)
+    chf = tagged_record("Congestive heart failure .", ("Congestive heart failure", "DISEASE"))
+    table = _lexicon(CORPUS + [chf] * 2)
     text = "In congestive heart failure , Dobutamine and heart failure ."
     assert [(text[s:e], t.type) for s, e, t in table.find(text)] == [
         ("congestive heart failure", "DISEASE"), ("Dobutamine", "DRUG"), ("heart failure", "DISEASE")]
@@ -92,9 +84,9 @@ def test_the_stage_adds_the_terms_no_entity_holds(tmp_path):
 def test_the_stage_drops_the_strings_its_corpus_rarely_tags(tmp_path):
     """"protein" is tagged in 1 of its 4 occurrences (a common word), "p53" in both of its: with ``below`` 0.4 a
     gene "protein" goes, "p53" stays, and so does a "protein" of a type not listed; with ``below`` 0.2 all stay."""
-    records = [_record("The protein binds p53 .", ("protein", "GENE"), ("p53", "GENE")),
-               _record("This protein and that protein bind a protein ."),
-               _record("p53 rose .", ("p53", "GENE"))]
+    records = [tagged_record("The protein binds p53 .", ("protein", "GENE"), ("p53", "GENE")),
+               tagged_record("This protein and that protein bind a protein ."),
+               tagged_record("p53 rose .", ("p53", "GENE"))]
     (tmp_path / "stages").mkdir()
     _lexicon(records, min_tagged=1).save(tmp_path / "stages" / "lexicon.tsv")
     (tmp_path / "stages" / "rarely_tagged.yaml").write_text("table: lexicon.tsv\nbelow: 0.4\ntypes: [GENE]\n",
@@ -115,10 +107,10 @@ def test_a_symbol_written_with_a_capital_is_no_common_word():
     """"IgG" is tagged in 1 of its 3 occurrences (the others inside "IgG antibodies"), as rarely as "protein": with
     ``name_letters`` 3 the symbol is not judged and stays, while "protein" and the one-letter piece "B" (1 of 3) go;
     without ``name_letters`` all three are judged."""
-    records = [_record("IgG and protein and B rose .", ("IgG", "GENE"), ("protein", "GENE"), ("B", "GENE")),
-               _record("IgG antibodies bind protein , B and protein ; IgG antibodies bind B .",
-                       ("IgG antibodies", "GENE")),
-               _record("The protein .")]
+    records = [tagged_record("IgG and protein and B rose .", ("IgG", "GENE"), ("protein", "GENE"), ("B", "GENE")),
+               tagged_record("IgG antibodies bind protein , B and protein ; IgG antibodies bind B .",
+                             ("IgG antibodies", "GENE")),
+               tagged_record("The protein .")]
     table = _lexicon(records, min_tagged=1)
     assert [table.terms[k].rate < 0.4 for k in [("igg",), ("protein",), ("b",)]] == [True, True, True]
     assert set(table.rarely_tagged(0.4, name_letters=3).terms) == {("protein",), ("b",)}
@@ -184,9 +176,9 @@ def test_the_biomedical_student_finds_a_drug_its_sentence_missed():
 
 
 def test_a_term_near_the_end_of_a_text_is_seen_once():
-    records = [_record("Heart failure and shock .", ("Heart failure and shock", "DISEASE")),
-               _record("Heart failure and shock .", ("Heart failure and shock", "DISEASE")),
-               _record("It was heart failure", ("heart failure", "DISEASE")),
-               _record("Again heart failure", ("heart failure", "DISEASE"))]
+    records = [tagged_record("Heart failure and shock .", ("Heart failure and shock", "DISEASE")),
+               tagged_record("Heart failure and shock .", ("Heart failure and shock", "DISEASE")),
+               tagged_record("It was heart failure", ("heart failure", "DISEASE")),
+               tagged_record("Again heart failure", ("heart failure", "DISEASE"))]
     terms = _lexicon(records).terms
     assert terms[("heart", "failure")].seen == 4 and terms[("heart", "failure", "and", "shock")].seen == 2

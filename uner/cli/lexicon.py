@@ -1,5 +1,6 @@
-"""`uner lexicon` and `uner endings`: a domain's typed terms and word endings from its tagged corpus, for the
-``lexicon`` and ``word_endings`` stages (uner.vocab.lexicon, uner.vocab.endings)."""
+"""`uner lexicon`, `uner endings` and `uner shapes`: a domain's typed terms, word endings and symbol shapes from its
+tagged corpus, for the ``lexicon``, ``word_endings`` and ``word_shapes`` stages (uner.vocab.lexicon, .endings,
+.shapes)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import typer
 
 from ..vocab.endings import EndingParams, Endings
 from ..vocab.lexicon import Lexicon, Tagged
+from ..vocab.shapes import Shapes
 from ._util import app, fail
 
 T = TypeVar("T")
@@ -51,22 +53,43 @@ def lexicon(
     typer.echo(f"{out}: {len(table.terms):,} terms tagged at least {min_tagged} times")
 
 
+_Tagged = Annotated[list[Path], typer.Argument(help="The domain corpus as uner tag wrote it (.jsonl).")]
+_Out = Annotated[Path, typer.Option("--out", "-o", help="The table to write (.tsv), e.g. LABELS/stages/x.tsv.")]
+_MinSeen = Annotated[int, typer.Option("--min-seen", min=1, help="Words seen fewer times say nothing.")]
+_MinWords = Annotated[int, typer.Option("--min-words", min=1, help="Typed words an ending or a shape needs.")]
+_MinPrecision = Annotated[float, typer.Option("--min-precision", min=0.0, max=1.0,
+                                              help="Share of its words an ending or a shape must type.")]
+
+
 @app.command()
-def endings(
-    tagged: Annotated[list[Path], typer.Argument(help="The domain corpus as uner tag wrote it (.jsonl).")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="The table to write (.tsv), e.g. LABELS/stages/x.tsv.")],
-    min_seen: Annotated[int, typer.Option(min=1, help="Words seen fewer times say nothing.")] = EndingParams.min_seen,
-    min_words: Annotated[int, typer.Option(min=1, help="Typed words an ending needs.")] = EndingParams.min_words,
-    min_precision: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of its words an ending must type.")
-                             ] = EndingParams.min_precision,
-) -> None:
+def endings(tagged: _Tagged, out: _Out, min_seen: _MinSeen = EndingParams.min_seen,
+            min_words: _MinWords = EndingParams.min_words,
+            min_precision: _MinPrecision = EndingParams.min_precision) -> None:
     """Learn the word endings whose words the tagged corpus types one way (the stems of a drug class, the suffixes
     of disease names), with the words that are exceptions, into a table for the word_endings stage."""
-    _check_paths(tagged, out)
-    params = EndingParams(min_seen=min_seen, min_words=min_words, min_precision=min_precision)
-    table = _built(lambda: Endings.build(read_tagged(tagged), params, progress=_progress))
-    table.save(out)
+    table = _learn(Endings, tagged, out, EndingParams(min_seen=min_seen, min_words=min_words,
+                                                      min_precision=min_precision))
     typer.echo(f"{out}: {len(table.endings):,} endings")
+
+
+@app.command()
+def shapes(tagged: _Tagged, out: _Out, min_seen: _MinSeen = EndingParams.min_seen,
+           min_words: _MinWords = EndingParams.min_words,
+           min_precision: _MinPrecision = EndingParams.min_precision) -> None:
+    """Learn the shapes of the symbols that the tagged corpus types one way (genes written like "CD44" or
+    "Stat3"), with the symbols that are exceptions, into a table for the word_shapes stage."""
+    table = _learn(Shapes, tagged, out, EndingParams(min_seen=min_seen, min_words=min_words,
+                                                     min_precision=min_precision))
+    typer.echo(f"{out}: {len(table.shapes):,} shapes")
+
+
+def _learn(kind: type[Endings] | type[Shapes], tagged: list[Path], out: Path, params: EndingParams
+           ) -> Endings | Shapes:
+    """``kind.build`` over the tagged files, saved to ``out``; a missing path or a bad record fails naming it."""
+    _check_paths(tagged, out)
+    table = _built(lambda: kind.build(read_tagged(tagged), params, progress=_progress))
+    table.save(out)
+    return table
 
 
 def _check_paths(tagged: list[Path], out: Path) -> None:

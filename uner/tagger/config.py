@@ -206,7 +206,8 @@ DOMAINS: dict[str, dict] = {
                    # abstracts define abbreviations, "congestive heart failure (CHF)": the short form takes the long
                    # form's type (not the news conventions, titles and sports sides; BC5CDR, NCBI-disease dev) and names
                    # completed from the domain corpus's phrases ("5 - FU", "dilated cardiomyopathy"; the same), the
-                   # words that end as its tagged drugs and diseases do ("catalepsy" as "epilepsy"; §3.19; before the
+                   # words that end as its tagged drugs and diseases do ("catalepsy" as "epilepsy"; §3.19) and the
+                   # symbols written as its tagged genes are ("p230" as "p53"; §3.26; both before the
                    # joins, which make "ataxia" and "telangiectasia" one), its hyphenated compounds made one ("Wiskott -
                    # Aldrich syndrome"; §3.15) and the pieces a hyphen joins ("caspase - 9"; a name so joined bounded
                    # again by the phrases, "NF - kappa B"; §3.24), without the gradable words
@@ -220,10 +221,10 @@ DOMAINS: dict[str, dict] = {
                    # disease sharing its head ("breast and ovarian cancer"; §3.16), last the subtype that a name's head
                    # noun names ("IL-2 gene" DNA; §3.17), and cells named by a proper name or a code a cell line
                    # ("Jurkat cells", "U937 cells"; §3.21)
-                   "stages": ("abbreviations", "phrase_bounds", "word_endings", "hyphen_compounds", "name_pieces",
-                              "piece_bounds", "degree_modifiers", "leading_counts", "rarely_tagged", "contained_names",
-                              "derived_adjectives", "lexicon", "class_nouns", "bare_heads", "coordinated_heads",
-                              "head_subtypes", "named_lines"),
+                   "stages": ("abbreviations", "phrase_bounds", "word_endings", "word_shapes", "hyphen_compounds",
+                              "name_pieces", "piece_bounds", "degree_modifiers", "leading_counts", "rarely_tagged",
+                              "contained_names", "derived_adjectives", "lexicon", "class_nouns", "bare_heads",
+                              "coordinated_heads", "head_subtypes", "named_lines"),
                    # "lithium therapy", "ketoprofen group": the drug inside a therapy or a group is the entity
                    # (chosen on BC5CDR dev; NCBI-disease, JNLPBA, BC2GM dev measured; docs/accuracy.md §3.7)
                    "inner_names": True},

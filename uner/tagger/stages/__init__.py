@@ -14,10 +14,11 @@ Shipped stages: two conventions of English news, the general domain's, ``person_
 ``sports_teams`` (``teams``); and the biomedical domain's: ``abbreviations`` (``abbreviations``), a short form defined
 in the document, "long form (SF)", typed as its long form's entity (it may add entities); ``phrase_bounds`` and
 ``degree_modifiers`` (``phrases``), edges moved by the domain corpus's phrase counts; ``word_endings`` (``endings``), a
-word no entity covers typed by the ending its tagged corpus's drugs or diseases share; ``hyphen_compounds``
-(``phrases``), two entities that the corpus writes as one hyphenated word joined; ``name_pieces`` (``pieces``), names
-built from hyphen-joined pieces made whole (both join entities, so they may drop some), and ``piece_bounds``
-(``pieces``), the names so joined bounded again by the corpus's phrases; ``leading_counts`` (``counts``), the numbers
+word no entity covers typed by the ending its tagged corpus's drugs or diseases share, and ``word_shapes``
+(``endings``), a symbol no entity covers typed by the shape its tagged corpus's genes share ("p230" as "p53");
+``hyphen_compounds`` (``phrases``), two entities that the corpus writes as one hyphenated word joined;
+``name_pieces`` (``pieces``), names built from hyphen-joined pieces made whole (both join entities, so they may drop
+some), and ``piece_bounds`` (``pieces``), the names so joined bounded again by the corpus's phrases; ``leading_counts`` (``counts``), the numbers
 that count an entity cut; ``rarely_tagged`` (``lexicon``), the words the domain's tagged corpus rarely tags dropped;
 ``contained_names`` and ``derived_adjectives`` (``contained``), a therapy, group or dose giving way to the drug or
 disease it holds ("olanzapine treatment") and the adjectives of the corpus's diseases added ("hypertensive");
