@@ -38,9 +38,9 @@ class CountWords:
     @classmethod
     def read(cls, read: Words) -> CountWords:
         conf = read("leading_counts")
-        types = conf.get("types")  # (optional, as the quantifiers: a folder saved before them lacks both)
+        # (the quantifiers and the types both optional: a folder saved before them lacks both)
         return cls(conf.lowered("number_words") | conf.lowered("quantifier_words", optional=True),
-                   int(conf["min_letters"]), None if types is None else frozenset(map(str, types)))
+                   int(conf["min_letters"]), conf.listed_types())
 
     def count(self, word: str) -> bool:
         return word.isdigit() or word.lower() in self.count_words

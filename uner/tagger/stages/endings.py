@@ -39,10 +39,8 @@ class EndingWords:
     @classmethod
     def read(cls, read: Words) -> EndingWords:
         conf = read("word_endings")
-        table = load_table(read, conf, Endings.load)
-        types = conf.get("types")
-        return cls(table.select(None if types is None else map(str, types), float(conf["min_precision"]),
-                                int(conf["min_stem"])))
+        return cls(load_table(read, conf, Endings.load).select(conf.listed_types(), float(conf["min_precision"]),
+                                                                int(conf["min_stem"])))
 
 
 @register("word_endings", EndingWords)
@@ -64,9 +62,7 @@ class ShapeWords:
     @classmethod
     def read(cls, read: Words) -> ShapeWords:
         conf = read("word_shapes")
-        types = conf.get("types")
-        return cls(load_table(read, conf, Shapes.load).select(None if types is None else map(str, types),
-                                                               float(conf["min_precision"])))
+        return cls(load_table(read, conf, Shapes.load).select(conf.listed_types(), float(conf["min_precision"])))
 
 
 @register("word_shapes", ShapeWords)

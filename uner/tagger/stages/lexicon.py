@@ -24,7 +24,7 @@ from typing import TypeVar
 from ...vocab.lexicon import Lexicon
 from ...vocab.phrases import cached_tokens
 from ..scoring import Entity
-from .registry import Words, register
+from .registry import Settings, Words, register
 
 T = TypeVar("T")
 
@@ -39,13 +39,12 @@ def load_table(read: Words, conf: dict, load: Callable[[Path], T] = Lexicon.load
         raise ValueError(f"{path}: {exc.strerror}") from None
 
 
-def sure_terms(read: Words, conf: dict) -> Lexicon:
+def sure_terms(read: Words, conf: Settings) -> Lexicon:
     """The terms of the table that the settings ``conf`` name, tagged at least ``min_tagged`` times, in at least
     ``min_rate`` of their occurrences, with at least ``min_share`` of their tags on one type, of the ``types`` (all
     when there is no such entry)."""
-    types = conf.get("types")
     return load_table(read, conf).select(int(conf["min_tagged"]), float(conf["min_rate"]), float(conf["min_share"]),
-                                         None if types is None else frozenset(map(str, types)))
+                                         conf.listed_types())
 
 
 def add_uncovered(entities: Sequence[Entity], found: Iterable[Entity]) -> list[Entity]:

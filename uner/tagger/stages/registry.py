@@ -105,6 +105,11 @@ class Settings(dict):
         list that the file lacks (one written before the entry was added) is empty."""
         return frozenset(str(w).lower() for w in (self.get(key, ()) if optional else self[key]))
 
+    def listed_types(self, key: str = "types") -> frozenset[str] | None:
+        """The entity types listed at ``key`` (the types a stage reads or changes); None when the file lists none:
+        every type."""
+        return None if (types := self.get(key)) is None else frozenset(map(str, types))
+
 
 SAME_AS = "same_as"  # an entry written {same_as: OTHER.ENTRY} is the entry ENTRY of stages/OTHER.yaml
 
