@@ -14,6 +14,7 @@ from spacy.training import Example
 
 from uner.distill.entity_tagger import Grammar, decode, iob_labels
 from uner.paths import student_dir
+from uner.tagger import Student
 
 LABELS = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC"]
 
@@ -91,6 +92,15 @@ def test_trained_component_tags_saves_and_loads_in_a_fresh_process(tmp_path):
         nlp.update(examples, sgd=optimizer)
     doc = nlp("Boris Smith flew to Oslo with Zork .")
     assert [(e.text, e.label_) for e in doc.ents][:2] == [("Boris Smith", "PER"), ("Oslo", "LOC")]
+    ner.o_bias = 50.0  # end to end nothing is sure enough; one call may decode without the bias
+    text = "Anna Smith flew to Lima ."
+    [unbiased] = nlp.pipe([text], component_cfg={"ner": {"o_bias": 0.0}})
+    assert nlp(text).ents == () and [e.text for e in unbiased.ents] == ["Anna Smith", "Lima"]
+    student = Student(nlp)  # given spans are typed without the end-to-end O bias
+    assert list(student.tag([text])) == [[]]
+    [[given]] = student.tag([text], [[(0, len("Anna Smith"))]])
+    assert (given.text, given.type) == ("Anna Smith", "PER")
+    ner.o_bias = 0.0
     nlp.to_disk(tmp_path / "p")
     code = ("import spacy; nlp = spacy.load(%r); print([(e.text, e.label_) for e in nlp('Anna Smith flew to Lima .').ents])"
             % str(tmp_path / "p"))

@@ -60,15 +60,15 @@ def test_the_rate_asked_decides_which_terms_count(tmp_path):
 
 
 def test_the_biomedical_student_finds_the_drug_its_treatment_holds():
-    """End to end with the shipped student and table: the student types "olanzapine treatment" a procedure (no
-    chemical); with the stage "olanzapine" is a drug."""
+    """End to end with the shipped student and table: "olanzapine" is a drug, not "olanzapine treatment" a
+    procedure; the student, taught on the stage's output, draws that edge itself, and the stage leaves it so."""
     from uner.tagger import Student
 
     text = "Two patients developed diabetes during olanzapine treatment ."
     without = Student.from_pretrained("uner-student-bio", stages=tuple(s for s in BIO_STAGES if s != "contained_names"))
-    assert "olanzapine" not in {e.text for e in next(without.tag([text]))}
-    found = {e.text: e for e in next(Student.from_pretrained("uner-student-bio").tag([text]))}
-    assert found["olanzapine"].type == "DRUG" and "contained_names" in found["olanzapine"].stages
+    found = [{e.text: e.type for e in ents} for ents in (next(without.tag([text])),
+                                                         next(Student.from_pretrained("uner-student-bio").tag([text])))]
+    assert found[0] == found[1] == {"diabetes": "DISEASE", "olanzapine": "DRUG"}
 
 
 def test_adjectives_are_derived_from_one_word_nouns_by_their_endings():
@@ -114,7 +114,7 @@ def test_the_biomedical_student_types_the_adjective_of_a_disease():
     "epilepsy") come out of the people they describe as diseases by ``derived_adjectives``, neither without it."""
     from uner.tagger import Student
 
-    text = "Ten hypertensive patients and two epileptic women received the drug ."
+    text = "Ten hypertensive women and two epileptic women received the drug ."
     without = Student.from_pretrained("uner-student-bio",
                                       stages=tuple(s for s in BIO_STAGES if s != "derived_adjectives"))
     assert not {"hypertensive", "epileptic"} & {e.text for e in next(without.tag([text])) if e.type == "DISEASE"}

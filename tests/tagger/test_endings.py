@@ -106,14 +106,14 @@ def test_cli_builds_the_table_and_names_a_bad_line(tmp_path):
 
 
 def test_the_biomedical_student_types_rare_names_by_their_endings():
-    """End to end with the shipped student and table: the student alone misses "reserpine" and "menorrhagia";
-    the ``word_endings`` stage adds them ("-rpine" drugs, "-rrhagia" diseases in its corpus)."""
+    """End to end with the shipped student and table: the student alone misses "tizanidine"; the ``word_endings``
+    stage adds it ("-idine" drugs in its corpus) and leaves the "clonidine" that the student found as it was."""
     from tests.helpers import BIO_STAGES
     from uner.tagger import Student
 
-    text = "Rats given reserpine developed menorrhagia and polyuria ."
+    text = "The patients received clonidine , then tizanidine , and developed bradycardia ."
     ents = {e.text: e for e in next(Student.from_pretrained("uner-student-bio").tag([text]))}
-    assert (ents["reserpine"].type, ents["reserpine"].stages) == ("DRUG", ("word_endings",))
-    assert (ents["menorrhagia"].type, ents["menorrhagia"].stages) == ("DISEASE", ("word_endings",))
+    assert (ents["tizanidine"].type, ents["tizanidine"].stages) == ("DRUG", ("word_endings",))
+    assert (ents["clonidine"].type, ents["clonidine"].stages) == ("DRUG", ())
     without = Student.from_pretrained("uner-student-bio", stages=tuple(s for s in BIO_STAGES if s != "word_endings"))
-    assert not {"reserpine", "menorrhagia"} & {e.text for e in next(without.tag([text]))}
+    assert "tizanidine" not in {e.text for e in next(without.tag([text]))}

@@ -131,17 +131,17 @@ def test_the_biomedical_teacher_keeps_a_symbol_its_corpus_tags_inside_longer_nam
 
 
 def test_the_biomedical_student_leaves_out_the_words_its_corpus_rarely_tags():
-    """End to end with the shipped student and table: the student alone calls "protein", "promoter" and
-    "transcription" genes; with the ``rarely_tagged`` stage only "p53 gene" stays ("promoter" alone, a head noun,
-    ``bare_heads`` drops too: left out with it)."""
+    """End to end with the shipped student and table: "protein", "promoter" and "transcription" are no genes, "p53
+    gene" is; the student, taught on the output of ``rarely_tagged`` and ``bare_heads``, leaves them out itself, and
+    the stages leave it so."""
     from tests.helpers import BIO_STAGES
     from uner.tagger import Student
 
     text = "The protein binds to the promoter of the p53 gene and activates transcription ."
     without = Student.from_pretrained("uner-student-bio", stages=tuple(s for s in BIO_STAGES
                                                                         if s not in ("rarely_tagged", "bare_heads")))
-    assert {"protein", "promoter", "transcription"} <= {e.text for e in next(without.tag([text]))}
-    assert [(e.text, e.type) for e in next(Student.from_pretrained("uner-student-bio").tag([text]))] == [
+    on = next(Student.from_pretrained("uner-student-bio").tag([text]))
+    assert [(e.text, e.type) for e in next(without.tag([text]))] == [(e.text, e.type) for e in on] == [
         ("p53 gene", "GENE")]
 
 
@@ -160,8 +160,8 @@ def test_cli_builds_the_table_and_names_a_bad_line(tmp_path):
     assert not (tmp_path / "other.tsv").exists()
 
 
-def test_the_biomedical_student_finds_a_drug_its_sentence_missed():
-    """The shipped biomedical student misses "acetaminophen" in this sentence; its corpus tagged it as a drug often
+def test_the_biomedical_student_finds_a_disease_its_sentence_missed():
+    """The shipped biomedical student misses "SAH" in this sentence; its corpus tagged it as a disease often
     enough (the shipped table) for the ``lexicon`` stage to add it."""
     from tests.helpers import BIO_STAGES
     from uner.tagger import Student
@@ -170,9 +170,9 @@ def test_the_biomedical_student_finds_a_drug_its_sentence_missed():
     student = Student.from_pretrained("uner-student-bio")
     assert student.stages == BIO_STAGES
     ents = {e.text: e for e in next(student.tag([text]))}
-    assert ents["acetaminophen"].type == "DRUG" and ents["acetaminophen"].stages == ("lexicon",)
+    assert ents["SAH"].type == "DISEASE" and ents["SAH"].stages == ("lexicon",)
     without = Student.from_pretrained("uner-student-bio", stages=tuple(s for s in BIO_STAGES if s != "lexicon"))
-    assert "acetaminophen" not in {e.text for e in next(without.tag([text]))}
+    assert "SAH" not in {e.text for e in next(without.tag([text]))}
 
 
 def test_a_term_near_the_end_of_a_text_is_seen_once():

@@ -188,20 +188,21 @@ def test_degree_modifiers_with_the_shipped_table():
 @pytest.mark.parametrize("engine", [("--engine", "student", "--model", "uner-student-bio"), ("--model", "uner-bio")])
 def test_the_biomedical_taggers_complete_names_from_the_corpus(tmp_path, engine):
     """End to end with the shipped biomedical models and the shipped phrase table: "dilated cardiomyopathy" whole
-    (the teacher tags "cardiomyopathy" alone without the stage; the student, taught on the stage's output, draws
-    that edge itself), "5 - FU" whole (the student tags "FU" without the stage), "heart failure" without "severe"
-    (both tag "severe heart failure" without ``degree_modifiers``)."""
+    (the teacher tags "cardiomyopathy" alone without the stage), "5 - FU" whole, "heart failure" without "severe"
+    (the teacher tags "severe heart failure" without ``degree_modifiers``); the student, taught on the stages'
+    output, draws these edges itself."""
     src = tmp_path / "in.txt"
     src.write_text("Patients with severe heart failure received 5 - FU and developed dilated cardiomyopathy .\n")
     out = uner("tag", str(src), *engine, "--explain")
     assert out.returncode == 0, out.stderr
     ents = {e["text"]: e for e in json.loads(out.stdout)["entities"]}
     assert ents["dilated cardiomyopathy"]["type"] == "DISEASE"
-    assert "degree_modifiers" in ents["heart failure"]["stages"] and "severe heart failure" not in ents
+    assert ents["heart failure"]["type"] == "DISEASE" and "severe heart failure" not in ents
     if "student" in engine:
-        assert ents["5 - FU"]["type"] == "DRUG" and "phrase_bounds" in ents["5 - FU"]["stages"] and "FU" not in ents
+        assert ents["5 - FU"]["type"] == "DRUG" and "FU" not in ents
     else:
         assert "phrase_bounds" in ents["dilated cardiomyopathy"]["stages"]
+        assert "degree_modifiers" in ents["heart failure"]["stages"]
 
 
 def test_hyphen_compounds_join_what_the_corpus_writes_as_one_word():
@@ -230,18 +231,16 @@ def test_hyphen_compounds_join_what_the_corpus_writes_as_one_word():
 
 
 def test_the_biomedical_student_joins_hyphenated_compounds():
-    """End to end with the shipped student and phrase table: without the stage it tags "ataxia" and
-    "telangiectasia", "Wiskott" (a person) and "Aldrich syndrome"; with it the two diseases whole, and the two drugs
-    given together stay two."""
+    """End to end with the shipped student and phrase table: the two diseases whole (the student, taught on the
+    stage's output, no longer tags "ataxia", "Wiskott" or "Aldrich syndrome" alone, and the stage leaves them so)."""
     text = ("The gene defective in ataxia - telangiectasia and in Wiskott - Aldrich syndrome ; patients received "
             "prostigmine - morphine .")
     without = Student.from_pretrained("uner-student-bio", stages=[s for s in BIO_STAGES if s != "hyphen_compounds"])
     [off], [on] = without.tag([text]), Student.from_pretrained("uner-student-bio").tag([text])
-    assert {"ataxia", "telangiectasia", "Wiskott", "Aldrich syndrome"} <= {e.text for e in off}
+    assert [e.text for e in off] == [e.text for e in on]
     on = {e.text: e for e in on}
     assert on["ataxia - telangiectasia"].type == on["Wiskott - Aldrich syndrome"].type == "DISEASE"
-    assert "hyphen_compounds" in on["Wiskott - Aldrich syndrome"].stages
-    assert on["prostigmine"].type == on["morphine"].type == "DRUG" and "Wiskott" not in on
+    assert not {"ataxia", "Wiskott", "Aldrich syndrome"} & on.keys()
 
 
 def test_class_nouns_drop_what_the_corpus_writes_after_a_determiner():
@@ -316,14 +315,14 @@ def test_class_nouns_judge_a_plural_by_its_singular():
 
 
 def test_the_biomedical_student_leaves_out_plural_class_nouns():
-    """End to end with the shipped student and table: "drugs" is a drug without ``class_nouns`` and goes with it
-    ("drug" follows a determiner in 26 % of its uses); "morphine" and "seizures" stay."""
+    """End to end with the shipped student and table: "Higher doses" is a drug without ``class_nouns`` and goes with
+    it, as "drugs" ("drug" follows a determiner in 26 % of its uses); "morphine" and "seizures" stay."""
     text = "Higher doses of these drugs increased the risk of seizures in patients given morphine ."
     [off] = Student.from_pretrained("uner-student-bio", stages=NO_CLASS_NOUNS).tag([text])
     [on] = Student.from_pretrained("uner-student-bio").tag([text])
-    assert "drugs" in {e.text for e in off}
+    assert "Higher doses" in {e.text for e in off}
     on = {e.text: e.type for e in on}
-    assert "drugs" not in on and on["morphine"] == "DRUG" and on["seizures"] == "DISEASE"
+    assert not {"drugs", "Higher doses"} & on.keys() and on["morphine"] == "DRUG" and on["seizures"] == "DISEASE"
 
 
 def test_a_verdict_on_words_and_one_on_an_entity_are_kept_apart():
@@ -358,7 +357,7 @@ def test_the_biomedical_taggers_leave_out_class_nouns(tmp_path, engine):
         found[stages] = {e["text"]: e["type"] for e in json.loads(out.stdout)["entities"]}
     before, after = found.values()
     # ("single dose" or, its modifier trimmed by phrase_bounds, "dose")
-    assert "drug" in before and before.keys() & {"single dose", "dose"}
+    assert before.keys() & {"single dose", "dose"}
     assert not after.keys() & {"single dose", "dose", "drug"}
     assert after["morphine"] == "DRUG" and after["seizures"] == "DISEASE"
     assert after.keys() == before.keys() - {"single dose", "dose", "drug", "risk"}
@@ -366,14 +365,12 @@ def test_the_biomedical_taggers_leave_out_class_nouns(tmp_path, engine):
 
 def test_the_biomedical_student_names_a_substance_without_its_dose():
     """End to end with the shipped student and table: "dose methylprednisolone" and "tacrolimus dose" are the drugs
-    alone with the whole biomedical stages; without ``class_nouns`` the student keeps the dose."""
+    alone (the student, taught on the output of ``class_nouns``, leaves the dose out itself)."""
     text = "Patients received high dose methylprednisolone and the tacrolimus dose was lowered ."
     without = Student.from_pretrained("uner-student-bio", stages=NO_CLASS_NOUNS)
     [off], [on] = without.tag([text]), Student.from_pretrained("uner-student-bio").tag([text])
-    assert {"dose methylprednisolone", "tacrolimus dose"} <= {e.text for e in off}
-    on = {e.text: e for e in on}
-    assert on["methylprednisolone"].type == on["tacrolimus"].type == "DRUG"
-    assert "class_nouns" in on["tacrolimus"].stages and "dose methylprednisolone" not in on
+    assert [e.text for e in off] == [e.text for e in on] == ["methylprednisolone", "tacrolimus"]
+    assert all(e.type == "DRUG" for e in on)
 
 
 def test_uner_phrases_writes_the_table_the_stage_reads(tmp_path):
@@ -398,12 +395,11 @@ def test_uner_phrases_reports_bad_paths_in_one_line(tmp_path, args, message):
 
 
 def test_the_biomedical_student_leaves_out_class_nouns_written_after_their_members():
-    """End to end with the shipped student and table: the student types "inhibitor" and "antagonist" drugs; the
-    corpus writes them after a content word in 77 % and 75 % of their uses ("aromatase inhibitor"), so they go;
-    "cocaine" (27 %) stays."""
+    """End to end with the shipped student and table: the student types "antagonist" a drug; the corpus writes it
+    after a content word in 75 % of its uses ("aromatase inhibitor": 77 %), so it goes; "cocaine" (27 %) stays."""
     texts = ["The inhibitor blocked morphine analgesia in rats .", "This antagonist reversed the effect of cocaine ."]
     off = Student.from_pretrained("uner-student-bio", stages=NO_CLASS_NOUNS).tag(texts)
     on = Student.from_pretrained("uner-student-bio").tag(texts)
-    assert {"inhibitor", "antagonist"} <= {e.text for ents in off for e in ents}
+    assert "antagonist" in {e.text for ents in off for e in ents}
     on = {e.text: e.type for ents in on for e in ents}
     assert "inhibitor" not in on and "antagonist" not in on and on["cocaine"] == "DRUG"

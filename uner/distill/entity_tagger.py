@@ -9,13 +9,14 @@ system and ``spacy.load`` work unchanged (the factory is registered by uner's ``
 """
 
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 from spacy.language import Language
 from spacy.pipeline.tagger import DEFAULT_TAGGER_MODEL, Tagger
 from spacy.tokens import Doc, Span, SpanGroup
 from spacy.training import Example, validate_get_examples
+from spacy.util import minibatch
 from thinc.api import Model, SequenceCategoricalCrossentropy
 
 from ..paths import SCORES_KEY
@@ -138,10 +139,24 @@ class EntityTagger(Tagger):
             return [np.zeros((len(doc), len(self.labels)), dtype=np.float32) for doc in docs]
         return [self.model.ops.to_numpy(s) for s in self.model.predict(docs)]
 
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128, o_bias: float | None = None) -> Iterator[Doc]:
+        """spaCy's ``pipe``; ``o_bias`` (``nlp.pipe(texts, component_cfg={"ner": {"o_bias": b}})``) decodes this
+        call with that O bias instead of the component's own."""
+        handle = self.get_error_handler()
+        for docs in minibatch(stream, size=batch_size):
+            try:
+                self._annotate(docs, self.predict(docs), self.o_bias if o_bias is None else o_bias)
+                yield from docs
+            except Exception as exc:
+                handle(self.name, self, docs, exc)
+
     def set_annotations(self, docs: Sequence[Doc], scores: Sequence[np.ndarray]) -> None:
         """``doc.ents``, and the same spans with their confidences in ``doc.spans[SCORES_KEY]``
         (``attrs["scores"]``, as spaCy's span categorizer keeps its scores)."""
-        for doc, z, spans in zip(docs, scores, decode(self.grammar, scores, self.o_bias)):
+        self._annotate(docs, scores, self.o_bias)
+
+    def _annotate(self, docs: Sequence[Doc], scores: Sequence[np.ndarray], o_bias: float) -> None:
+        for doc, z, spans in zip(docs, scores, decode(self.grammar, scores, o_bias)):
             ents = [Span(doc, a, b, label=lab) for a, b, lab in spans]
             doc.set_ents(ents, default="outside")
             confidences = span_confidences(self.grammar, log_softmax(z.astype(np.float64)), spans) if spans else []

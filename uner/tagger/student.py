@@ -103,12 +103,15 @@ class Student:
     def tag(self, texts: Iterable[str], spans: Iterable[list[tuple[int, int]] | None] | None = None, *,
             batch_size: int = 256, explain: bool = False, cache=None, rejected: bool = False) -> Iterator[list[Entity]]:
         """The entities of each text, in order. With ``spans`` (per text, character offsets or None), each given
-        span gets the type of the student entity that overlaps it most (none: not an entity). ``explain``,
-        ``cache`` and ``rejected`` are accepted for ``Tagger.tag``'s callers and do nothing here."""
+        span gets the type of the student entity that overlaps it most (none: not an entity), decoded without the
+        decoder's O bias (``o_bias`` trades entities found for surer ones; a given span is found already).
+        ``explain``, ``cache`` and ``rejected`` are accepted for ``Tagger.tag``'s callers and do nothing here."""
         if isinstance(texts, str):
             texts = [texts]
         given = iter(spans) if spans is not None else None
-        for doc in self.nlp.pipe(texts, batch_size=batch_size):
+        unbiased = {"ner": {"o_bias": 0.0}} if given is not None and hasattr(self.nlp.get_pipe("ner"), "o_bias") \
+            else {}
+        for doc in self.nlp.pipe(texts, batch_size=batch_size, component_cfg=unbiased):
             ents = self._entities(doc)
             wanted = next(given) if given is not None else None
             if wanted is None:
