@@ -100,6 +100,8 @@ def test_trained_component_tags_saves_and_loads_in_a_fresh_process(tmp_path):
     assert list(student.tag([text])) == [[]]
     [[given]] = student.tag([text], [[(0, len("Anna Smith"))]])
     assert (given.text, given.type) == ("Anna Smith", "PER")
+    # a text without given spans, even beside one with them, keeps the bias (uner tag passes None per record)
+    assert [[e.text for e in ents] for ents in student.tag([text, text], [None, [(0, 10)]])] == [[], ["Anna Smith"]]
     ner.o_bias = 0.0
     nlp.to_disk(tmp_path / "p")
     code = ("import spacy; nlp = spacy.load(%r); print([(e.text, e.label_) for e in nlp('Anna Smith flew to Lima .').ents])"

@@ -346,7 +346,7 @@ def test_the_verdicts_kept_are_bounded(monkeypatch):
 @pytest.mark.parametrize("engine", [("--engine", "student", "--model", "uner-student-bio"), ("--model", "uner-bio")])
 def test_the_biomedical_taggers_leave_out_class_nouns(tmp_path, engine):
     """End to end with the shipped biomedical models and table: "(single) dose" and "drug" are no drugs, "risk" no
-    disease; "morphine" and "seizures" stay. Both engines tag them without the stage."""
+    disease; "morphine" and "seizures" stay. Without the stage the teacher tags them, the student "single dose"."""
     src = tmp_path / "in.txt"
     src.write_text("A single dose of the drug reduced the risk of seizures in patients treated with morphine .\n")
     found = {}

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import spacy
 import yaml
+from spacy.util import minibatch
 
 from ..io import atomic_write_text
 from ..labels import LabelsFolder
@@ -104,21 +105,32 @@ class Student:
             batch_size: int = 256, explain: bool = False, cache=None, rejected: bool = False) -> Iterator[list[Entity]]:
         """The entities of each text, in order. With ``spans`` (per text, character offsets or None), each given
         span gets the type of the student entity that overlaps it most (none: not an entity), decoded without the
-        decoder's O bias (``o_bias`` trades entities found for surer ones; a given span is found already).
-        ``explain``, ``cache`` and ``rejected`` are accepted for ``Tagger.tag``'s callers and do nothing here."""
+        decoder's O bias (``o_bias`` trades entities found for surer ones; a given span is found already); a text
+        without spans is tagged end to end, with it. ``explain``, ``cache`` and ``rejected`` are accepted for
+        ``Tagger.tag``'s callers and do nothing here."""
         if isinstance(texts, str):
             texts = [texts]
         given = iter(spans) if spans is not None else None
-        unbiased = {"ner": {"o_bias": 0.0}} if given is not None and hasattr(self.nlp.get_pipe("ner"), "o_bias") \
-            else {}
-        for doc in self.nlp.pipe(texts, batch_size=batch_size, component_cfg=unbiased):
-            ents = self._entities(doc)
-            wanted = next(given) if given is not None else None
-            if wanted is None:
-                ents = run_stages(doc.text, ents, self.stages, self.stage_folder)
-            else:
-                ents = _on_spans(doc.text, ents, wanted)
-            yield ents if self.min_score is None else [e for e in ents if e.score is None or e.score > self.min_score]
+        for chunk in minibatch(texts, size=batch_size):
+            wanted = [next(given) if given is not None else None for _ in chunk]
+            for doc, want in zip(self._docs(chunk, wanted, batch_size), wanted):
+                ents = self._entities(doc)
+                ents = run_stages(doc.text, ents, self.stages, self.stage_folder) if want is None else \
+                    _on_spans(doc.text, ents, want)
+                if self.min_score is not None:
+                    ents = [e for e in ents if e.score is None or e.score > self.min_score]
+                yield ents
+
+    def _docs(self, texts: list[str], wanted: list, batch_size: int) -> list:
+        """The texts' docs, in order: those without given spans decoded with the decoder's O bias, the others
+        without it (a pipeline whose ``ner`` has no ``o_bias`` decodes all alike)."""
+        docs: list = [None] * len(texts)
+        no_bias = {"ner": {"o_bias": 0.0}} if hasattr(self.nlp.get_pipe("ner"), "o_bias") else {}
+        for spanned, cfg in ((False, {}), (True, no_bias)):
+            at = [i for i, w in enumerate(wanted) if (w is not None) == spanned]
+            for i, doc in zip(at, self.nlp.pipe([texts[i] for i in at], batch_size=batch_size, component_cfg=cfg)):
+                docs[i] = doc
+        return docs
 
     def _entities(self, doc) -> list[Entity]:
         """The doc's entities, each scored by its raw confidence through ``map_scores`` (None from a pipeline
