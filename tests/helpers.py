@@ -51,4 +51,4 @@ def predictions(stdout: str) -> list[list[str]]:
 BIO_STAGES = ("abbreviations", "phrase_bounds", "word_endings", "word_shapes", "hyphen_compounds", "name_pieces",
               "piece_bounds", "degree_modifiers", "leading_counts", "rarely_tagged", "contained_names",
               "derived_adjectives", "lexicon", "class_nouns", "bare_heads", "coordinated_heads", "head_subtypes",
-              "named_lines")
+              "named_lines", "repeated_names")

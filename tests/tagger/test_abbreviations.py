@@ -206,6 +206,25 @@ def test_a_definition_types_the_next_sentences_of_its_document_within_the_contex
     assert all(a is b for got, ents in zip(out, given) for a, b in zip(got, ents))  # (no document stage: as given)
 
 
+def _last_sentence(texts: list[str], given: list[list[Entity]], stages=("abbreviations",)) -> list[tuple[str, str]]:
+    *_, last = run_in_context(texts, given, stages, None, 20)
+    return [(e.text, e.type) for e in last if e.kept]
+
+
+def test_a_short_form_defined_twice_takes_the_nearer_typed_definition_in_the_next_sentences():
+    """Of two earlier sentences that define "CHF", the later one types it; a later definition whose long form the
+    tagger did not tag types nothing and leaves the earlier one in force."""
+    texts = ["Patients with congestive heart failure ( CHF ) took digoxin .",
+             "We cloned the chicken heart factor ( CHF ) gene .", "CHF worsened ."]
+    given = [[_ent(texts[0], "congestive heart failure", "DISEASE")], [_ent(texts[1], "chicken heart factor", "GENE")],
+             []]
+    assert _last_sentence(texts, given) == [("CHF", "GENE")]
+    texts[1] = "Rats with chronic heart failure ( CHF ) were seen ."
+    given = [given[0], [], [_ent(texts[2], "CHF", "GENE")]]
+    assert _last_sentence(texts, given) == [("CHF", "DISEASE")]
+    assert _last_sentence(texts, given, ("abbreviations", "repeated_names")) == [("CHF", "DISEASE")]
+
+
 NCBI_LIKE = ("Boys\tO\nwith\tO\nadrenoleukodystrophy\tB-Disease\n(\tO\nALD\tB-Disease\n)\tO\nlose\tO\nmyelin\tO\n"
              ".\tO\n\n" + "ALD\tB-Disease\nis\tO\ndue\tO\nto\tO\na\tO\ngene\tO\nin\tO\nXq28\tO\n.\tO\n\n")
 

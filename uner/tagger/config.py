@@ -220,11 +220,12 @@ DOMAINS: dict[str, dict] = {
                    # name's head noun alone ("these genes", "the cells"; §3.23), then a modifier coordinated before a
                    # disease sharing its head ("breast and ovarian cancer"; §3.16), last the subtype that a name's head
                    # noun names ("IL-2 gene" DNA; §3.17), and cells named by a proper name or a code a cell line
-                   # ("Jurkat cells", "U937 cells"; §3.21)
+                   # ("Jurkat cells", "U937 cells"; §3.21); at the very end, a name tagged once is tagged
+                   # wherever its document writes it again ("one sense per discourse"; §3.28)
                    "stages": ("abbreviations", "phrase_bounds", "word_endings", "word_shapes", "hyphen_compounds",
                               "name_pieces", "piece_bounds", "degree_modifiers", "leading_counts", "rarely_tagged",
                               "contained_names", "derived_adjectives", "lexicon", "class_nouns", "bare_heads",
-                              "coordinated_heads", "head_subtypes", "named_lines"),
+                              "coordinated_heads", "head_subtypes", "named_lines", "repeated_names"),
                    # "lithium therapy", "ketoprofen group": the drug inside a therapy or a group is the entity
                    # (chosen on BC5CDR dev; NCBI-disease, JNLPBA, BC2GM dev measured; docs/accuracy.md §3.7)
                    "inner_names": True},

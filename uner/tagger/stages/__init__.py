@@ -8,7 +8,8 @@ overridable in the labels' ``tagger.yaml`` or with ``uner tag --stages``). A sta
 without them uses the shipped labels'); each entity records the stages that
 changed it (``Entity.stages``, shown by ``--explain``). Caller-given spans are typed as given: no stage runs.
 A document that comes as several texts (a gold file of sentences) goes through ``run_in_context`` after that: the
-stages that read beyond a sentence (``abbreviations``) see the earlier texts that carry what a text mentions.
+stages that read beyond a sentence (``abbreviations``, ``repeated_names``) see the earlier texts that carry what a
+text mentions.
 
 Shipped stages: two conventions of English news, the general domain's, ``person_titles`` (``titles``) and
 ``sports_teams`` (``teams``); and the biomedical domain's: ``abbreviations`` (``abbreviations``), a short form defined
@@ -26,7 +27,8 @@ therapy, group or dose giving way to the drug or disease it holds ("olanzapine t
 the entities that name a class ("a dose", "the drug") dropped; ``bare_heads`` (``heads``), a name's head noun alone
 ("these genes", "the cells") dropped; and ``coordinated_heads`` (``coordination``), a modifier coordinated before a
 disease taken in ("breast and ovarian cancer"); ``head_subtypes`` (``heads``), the subtype a name's head noun names
-("IL-2 gene" DNA); ``named_lines`` (``heads``), cells named by a proper name or a code a cell line ("U937 cells").
+("IL-2 gene" DNA); ``named_lines`` (``heads``), cells named by a proper name or a code a cell line ("U937 cells");
+last ``repeated_names`` (``repeats``), a name tagged once in a document tagged where the document writes it again.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from operator import is_not
 from ..scoring import Entity
 # (importing the modules registers the shipped stages)
 from . import (abbreviations, contained, coordination, counts, endings, heads, lexicon, phrases,  # noqa: F401
-               pieces, teams, titles)
+               pieces, repeats, teams, titles)
 from .edges import tidy, tidy_bounds
 from .registry import (STAGES, LoadedStage, Stage, check_stage_types, forget_loaded, load_stages, read_words, register,
                        resolve_stages)
@@ -85,17 +87,20 @@ def run_in_context(texts: Iterable[str], entities: Iterable[list[Entity]], stage
                    ) -> Iterator[list[Entity]]:
     """Each text's ``entities`` (as ``run_stages`` left them), in order, after the document stages among ``stages``
     have read the text joined to those of the up to ``context`` texts before it in its document that carry a string
-    it holds (``Stage.document``), with their entities as this pass left them: for a document that comes as several
-    texts (a file of sentences), so that an abbreviation defined in one sentence types its mentions in the next
-    ones. ``starts``: the indexes of the texts that begin a document (none before is read with it)."""
+    it holds (``Stage.document``; of the texts that carry one string for one stage, the last: its typed definition
+    or tagged name is the nearest before), with their entities as this pass left them: for a document that comes as
+    several texts (a file of sentences), so that an abbreviation defined in one sentence types its mentions in the
+    next ones. ``starts``: the indexes of the texts that begin a document (none before is read with it)."""
     document = tuple(s for s in load_stages(stages, folder) if s.document)
-    window: deque[tuple[int, str, list[Entity], frozenset[str]]] = deque()  # the texts that carry: what they carry
+    # the texts that carry something: index, text, entities, what they carry as (document stage, string)
+    window: deque[tuple[int, str, list[Entity], frozenset[tuple[int, str]]]] = deque()
     for i, (text, ents) in enumerate(zip(texts, entities)):
         if i in starts:
             window.clear()
         while window and window[0][0] < i - context:
             window.popleft()
-        read = [(before, their) for _, before, their, carried in window if any(c in text for c in carried)]
+        last = {(k, c): n for n, (_, _, _, carried) in enumerate(window) for k, c in carried if c in text}
+        read = [window[n][1:3] for n in sorted(set(last.values()))]
         if read:
             joined, at = [], 0
             for before, their in read:
@@ -104,7 +109,8 @@ def run_in_context(texts: Iterable[str], entities: Iterable[list[Entity]], stage
             joined += [replace(e, start=e.start + at, end=e.end + at) for e in ents]
             out = _apply(" ".join([t for t, _ in read] + [text]), joined, document)
             ents = [replace(e, start=e.start - at, end=e.end - at) for e in out if e.start >= at]
-        carried = frozenset().union(*(stage.document(text) for stage in document)) if context else frozenset()
+        carried = frozenset((k, c) for k, stage in enumerate(document) for c in stage.document(text, ents)) \
+            if context else frozenset()
         if carried:
             window.append((i, text, ents, carried))
         yield ents

@@ -200,7 +200,7 @@ def _balanced_start(text: str, begin: int, start: int, end: int) -> int:
     return start
 
 
-def _mentions(text: str, sf: str) -> list[int]:
+def mentions(text: str, sf: str) -> list[int]:
     """Start offsets of ``sf`` in ``text`` bounded by neither letters, digits nor hyphens ("5-FU", not in
     "5-FU-treated")."""
     return _occurrences(text, sf, "-")
@@ -241,9 +241,14 @@ def _typed_like(ent: Entity, source: Entity) -> Entity:
                    distribution=source.distribution)
 
 
-def defines(text: str, words: AbbreviationWords | None = None) -> frozenset[str]:
-    """The short forms ``text`` defines: what the next texts of its document may mention (``Stage.document``)."""
-    return frozenset(d.short for d in find_definitions(text, words))
+def defines(text: str, entities: Sequence[Entity], words: AbbreviationWords | None = None) -> frozenset[str]:
+    """The short forms ``text`` defines and can type, their long form's entity among its kept ``entities``: what the
+    next texts of its document may mention (``Stage.document``; a definition without one types nothing, so a later
+    one does not hide an earlier one that does)."""
+    w = words or shipped(AbbreviationWords)
+    kept = [e for e in entities if e.kept]
+    return frozenset(d.short for d in find_definitions(text, w)
+                     if _head_entity(text, kept, d.long_start, d.long_end, w.prepositions) is not None)
 
 
 @register("abbreviations", AbbreviationWords, document=defines)
@@ -263,7 +268,7 @@ def abbreviations(text: str, entities: Sequence[Entity], words: AbbreviationWord
     for d, src in typed:
         by_short.setdefault(d.short, []).append((d, src))
     for sf, defs in by_short.items():
-        for at in _mentions(text, sf):
+        for at in mentions(text, sf):
             src = next((s for d, s in reversed(defs) if d.short_start <= at), defs[0][1])
             end = at + len(sf)
             over = [i for i, e in enumerate(out) if e.start < end and at < e.end]

@@ -47,6 +47,13 @@ def sure_terms(read: Words, conf: Settings) -> Lexicon:
                                          conf.listed_types())
 
 
+def rare_terms(read: Words, conf: Settings) -> Lexicon:
+    """The terms of the table that the settings ``conf`` name, tagged in fewer than ``below`` of their occurrences
+    (``Lexicon.rarely_tagged``, with ``name_letters`` when given): common words, not names."""
+    letters = conf.get("name_letters")
+    return load_table(read, conf).rarely_tagged(float(conf["below"]), None if letters is None else int(letters))
+
+
 def add_uncovered(entities: Sequence[Entity], found: Iterable[Entity]) -> list[Entity]:
     """``entities`` and those of ``found`` that no entity of ``entities`` overlaps, in start order."""
     added = [f for f in found if not any(ent.start < f.end and f.start < ent.end for ent in entities)]
@@ -78,9 +85,7 @@ class RareWords:
     @classmethod
     def read(cls, read: Words) -> RareWords:
         conf = read("rarely_tagged")
-        letters = conf.get("name_letters")
-        rare = load_table(read, conf).rarely_tagged(float(conf["below"]), None if letters is None else int(letters))
-        return cls(rare, tuple(map(str, conf["types"])))
+        return cls(rare_terms(read, conf), tuple(map(str, conf["types"])))
 
 
 @register("lexicon", LexiconWords)

@@ -41,8 +41,9 @@ class Stage:
     that is not one of its input objects counts as new or changed, and ``run_stages`` puts its output in start
     order. ``words``: the class of what ``apply`` reads from the word lists (its ``words`` argument), whose
     ``types`` the labels' ``types.yaml`` must have; None for a stage without words. ``document``: for a stage that
-    reads beyond one sentence (a definition in one, its mentions in the next), ``document(text, words=…)`` gives
-    the strings that ``text`` carries to later texts (the short forms it defines; none: nothing), so that
+    reads beyond one sentence (a definition in one, its mentions in the next), ``document(text, entities[,
+    words=…])`` gives the strings that ``text`` with its kept and rejected ``entities`` carries to later texts (the
+    short forms it defines, the names it tagged; none: nothing), so that
     ``run_in_context`` can run the stage again over a later text of the same document that holds one, joined to
     the texts that carry it, when a document comes as several texts; None for the other stages."""
 
@@ -59,7 +60,7 @@ class LoadedStage:
     name: str
     apply: Callable[[str, Sequence[Entity]], list[Entity]] = field(repr=False)
     types: tuple[str, ...]
-    document: Callable[[str], frozenset[str]] | None = field(default=None, repr=False)
+    document: Callable[[str, Sequence[Entity]], frozenset[str]] | None = field(default=None, repr=False)
 
 
 STAGES: dict[str, Stage] = {}
