@@ -92,14 +92,15 @@ def run_in_context(texts: Iterable[str], entities: Iterable[list[Entity]], stage
     several texts (a file of sentences), so that an abbreviation defined in one sentence types its mentions in the
     next ones. ``starts``: the indexes of the texts that begin a document (none before is read with it)."""
     document = tuple(s for s in load_stages(stages, folder) if s.document)
-    # the texts that carry something: index, text, entities, what they carry as (document stage, string)
-    window: deque[tuple[int, str, list[Entity], frozenset[tuple[int, str]]]] = deque()
+    # the texts that carry something: index, text, entities, the strings each document stage carries from it
+    window: deque[tuple[int, str, list[Entity], tuple[frozenset[str], ...]]] = deque()
     for i, (text, ents) in enumerate(zip(texts, entities)):
         if i in starts:
             window.clear()
         while window and window[0][0] < i - context:
             window.popleft()
-        last = {(k, c): n for n, (_, _, _, carried) in enumerate(window) for k, c in carried if c in text}
+        last = {(k, c): n for n, (_, _, _, carried) in enumerate(window)
+                for k, strings in enumerate(carried) for c in strings if c in text}
         read = [window[n][1:3] for n in sorted(set(last.values()))]
         if read:
             joined, at = [], 0
@@ -109,9 +110,8 @@ def run_in_context(texts: Iterable[str], entities: Iterable[list[Entity]], stage
             joined += [replace(e, start=e.start + at, end=e.end + at) for e in ents]
             out = _apply(" ".join([t for t, _ in read] + [text]), joined, document)
             ents = [replace(e, start=e.start - at, end=e.end - at) for e in out if e.start >= at]
-        carried = frozenset((k, c) for k, stage in enumerate(document) for c in stage.document(text, ents)) \
-            if context else frozenset()
-        if carried:
+        carried = tuple(stage.document(text, ents) for stage in document) if context else ()
+        if any(carried):
             window.append((i, text, ents, carried))
         yield ents
 
