@@ -50,5 +50,5 @@ def predictions(stdout: str) -> list[list[str]]:
 # the biomedical domain's stages, in order
 BIO_STAGES = ("abbreviations", "phrase_bounds", "word_endings", "word_shapes", "hyphen_compounds", "name_pieces",
               "piece_bounds", "degree_modifiers", "leading_counts", "rarely_tagged", "contained_names",
-              "derived_adjectives", "lexicon", "class_nouns", "bare_heads", "coordinated_heads", "head_subtypes",
-              "named_lines", "repeated_names")
+              "derived_adjectives", "lexicon", "class_nouns", "bare_heads", "coordinated_heads", "trailing_heads",
+              "head_subtypes", "named_lines", "repeated_names")

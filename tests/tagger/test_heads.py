@@ -1,7 +1,8 @@
 """head_subtypes: a name's head noun says which kind of its type it is ("IL-2 gene" a gene's DNA, "IL-2 mRNA" an
 RNA), for the types and nouns of the labels' stages/head_subtypes.yaml; named_lines: cells named by a proper name or
 a code are a cell line (stages/named_lines.yaml); bare_heads: a head noun alone names a kind, no name ("these genes",
-"the cells"; stages/bare_heads.yaml)."""
+"the cells"; stages/bare_heads.yaml); trailing_heads: a name takes the head noun of its type after it ("TIMP-2 mRNA";
+stages/trailing_heads.yaml)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import pytest
 from tests.helpers import BIO_STAGES
 from uner.labels import LabelsFolder
 from uner.tagger import Entity, Student, TaggerConfig, run_stages
-from uner.tagger.stages.heads import BareHeadWords, HeadWords, LineWords, bare_heads, head_subtypes, named_lines
+from uner.tagger.stages.heads import (BareHeadWords, HeadWords, LineWords, TrailingHeadWords, bare_heads,
+                                      head_subtypes, named_lines, trailing_heads)
 from uner.tagger.stages.registry import shipped
 
 WORDS = HeadWords({"GENE": {"gene": "NUCLEOTIDE_SEQUENCE", "mrna": "RNA"}})
@@ -173,3 +175,46 @@ def test_the_biomedical_student_keeps_no_head_noun_alone():
     off = [e.text for e in run_stages(text, ents, tuple(s for s in BIO_STAGES if s != "bare_heads"))]
     on = [e.text for e in run_stages(text, ents, BIO_STAGES)]
     assert off == on and "genes" not in on and "cells" not in on and {"IL-2", "T cells"} <= set(on)
+
+
+def _grown(text: str, *spans: tuple[str, str]) -> list[str]:
+    ents = [Entity(s, text.index(s), text.index(s) + len(s), t, None, 0.5) for s, t in spans]
+    out = trailing_heads(text, ents, words=shipped(TrailingHeadWords))
+    assert all(text[e.start : e.end] == e.text for e in out)
+    return [e.text for e in out]
+
+
+def test_a_name_takes_the_head_noun_of_its_type_after_it():
+    text = "The TIMP - 2 mRNA level and the Jurkat T cell line , the IL-2 Gene, rose ."
+    assert _grown(text, ("TIMP - 2", "GENE"), ("Jurkat T cell", CELL), ("IL-2", "GENE")) == \
+        ["TIMP - 2 mRNA", "Jurkat T cell line", "IL-2 Gene"]
+    assert shipped(TrailingHeadWords).heads == {t: frozenset(n) for t, n in shipped(HeadWords).heads.items()}
+
+
+def test_no_head_of_another_type_no_other_word_and_no_word_another_entity_begins():
+    text = "IL-2 levels , aspirin gene effects , p53 gene therapy , Sp1 DNA - binding , IL-2\ngene and IL-2"
+    spans = [("IL-2", "GENE"), ("aspirin", "DRUG"), ("p53", "GENE"), ("gene therapy", "DRUG"), ("Sp1", "GENE")]
+    assert _grown(text, *spans) == [s for s, _ in spans]
+    ends = [text.index("IL-2\n"), len(text) - 4]  # a head on the next line; the end of the text
+    ents = [Entity("IL-2", a, a + 4, "GENE", None, 0.5) for a in ends]
+    assert [e.text for e in trailing_heads(text, ents, words=shipped(TrailingHeadWords))] == ["IL-2", "IL-2"]
+    for joined in ("IL-2 gene-specific", "IL-2 gene - specific"):  # a word that a hyphen continues
+        assert _grown(joined, ("IL-2", "GENE")) == ["IL-2"]
+
+
+@pytest.mark.parametrize("text, before, after, typed", [
+    ("We isolated the mouse Tcf - 4 cDNA from brain .", "mouse Tcf - 4", "mouse Tcf - 4 cDNA",
+     ("GENE", "NUCLEOTIDE_SEQUENCE")),
+    ("A human megakaryocytic cell line expressed the receptor .", "human megakaryocytic cell",
+     "human megakaryocytic cell line", (CELL, "CELL_LINE")),
+])
+def test_the_biomedical_student_with_the_stage_takes_the_head_noun(text, before, after, typed):
+    """End to end with the shipped student: it stops before the head noun, the domain's stages without
+    ``trailing_heads`` leave it so, and with it the name takes its head (then typed by ``head_subtypes``)."""
+    assert "trailing_heads" in TaggerConfig.for_domain("biomedical").stages
+    [ents] = Student.from_pretrained("uner-student-bio", stages=()).tag([text])
+    off = [e.text for e in run_stages(text, ents, tuple(s for s in BIO_STAGES if s != "trailing_heads"))]
+    on = {e.text: e for e in run_stages(text, ents, BIO_STAGES)}
+    assert before in off and after not in off
+    assert after in on and "trailing_heads" in on[after].stages
+    assert (on[after].type, on[after].subtype) == typed

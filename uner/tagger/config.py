@@ -218,14 +218,16 @@ DOMAINS: dict[str, dict] = {
                    # then the terms that corpus knows where a sentence missed them ("doxorubicin"; §3.11), and no class
                    # nouns for names ("a dose", "the drug": what the corpus writes after a determiner; §3.12) nor a
                    # name's head noun alone ("these genes", "the cells"; §3.23), then a modifier coordinated before a
-                   # disease sharing its head ("breast and ovarian cancer"; §3.16), last the subtype that a name's head
+                   # disease sharing its head ("breast and ovarian cancer"; §3.16), a name's head noun after it taken
+                   # in ("TIMP-2 mRNA"; §3.30), last the subtype that a name's head
                    # noun names ("IL-2 gene" DNA; §3.17), and cells named by a proper name or a code a cell line
                    # ("Jurkat cells", "U937 cells"; §3.21); at the very end, a name tagged once is tagged
                    # wherever its document writes it again ("one sense per discourse"; §3.28)
                    "stages": ("abbreviations", "phrase_bounds", "word_endings", "word_shapes", "hyphen_compounds",
                               "name_pieces", "piece_bounds", "degree_modifiers", "leading_counts", "rarely_tagged",
                               "contained_names", "derived_adjectives", "lexicon", "class_nouns", "bare_heads",
-                              "coordinated_heads", "head_subtypes", "named_lines", "repeated_names"),
+                              "coordinated_heads", "trailing_heads", "head_subtypes", "named_lines",
+                              "repeated_names"),
                    # "lithium therapy", "ketoprofen group": the drug inside a therapy or a group is the entity
                    # (chosen on BC5CDR dev; NCBI-disease, JNLPBA, BC2GM dev measured; docs/accuracy.md §3.7)
                    "inner_names": True},

@@ -26,7 +26,8 @@ therapy, group or dose giving way to the drug or disease it holds ("olanzapine t
 ``lexicon`` (``lexicon``), the terms the corpus knows added where a sentence missed them; ``class_nouns`` (``phrases``),
 the entities that name a class ("a dose", "the drug") dropped; ``bare_heads`` (``heads``), a name's head noun alone
 ("these genes", "the cells") dropped; and ``coordinated_heads`` (``coordination``), a modifier coordinated before a
-disease taken in ("breast and ovarian cancer"); ``head_subtypes`` (``heads``), the subtype a name's head noun names
+disease taken in ("breast and ovarian cancer"); ``trailing_heads`` (``heads``), the head noun after a name taken in
+("TIMP-2 mRNA"); ``head_subtypes`` (``heads``), the subtype a name's head noun names
 ("IL-2 gene" DNA); ``named_lines`` (``heads``), cells named by a proper name or a code a cell line ("U937 cells");
 last ``repeated_names`` (``repeats``), a name tagged once in a document tagged where the document writes it again.
 """

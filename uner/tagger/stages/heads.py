@@ -19,6 +19,14 @@ The ``bare_heads`` stage: a head noun alone. The noun that says which kind a nam
 cells") names, standing alone, the kind and no member of it ("these genes", "the cells", "cDNAs"): an entity that is
 one word and one of the head nouns of its type goes. The head nouns are those of the two stages above, read from
 their files (the labels' ``stages/bare_heads.yaml`` names them).
+
+The ``trailing_heads`` stage: the head noun after a name. The same compounds are written whole, "the TIMP-2 mRNA",
+"the human megakaryocytic cell line": the name and its head noun together name the thing, and biomedical corpora
+draw the entity so (a gene's DNA, its RNA, a cell line). A tagger that stops before the head ("TIMP-2" of "TIMP-2
+mRNA") names another thing. An entity followed by one of its type's head nouns (the next word on its line,
+lower-cased, that no other entity begins and no hyphen continues) is grown to take it; ``head_subtypes`` after it
+then gives the subtype the head names. The head nouns are those of ``head_subtypes`` (the labels'
+``stages/trailing_heads.yaml`` names them).
 """
 
 from __future__ import annotations
@@ -34,11 +42,19 @@ from .registry import Settings, Words, register
 
 
 HYPHEN = re.compile(r"\s*-\s*")  # ("HL - 60" as "HL-60")
+# the word after an entity on its line ("IL-2 mRNA", "c-jun proto-oncogene"), not one a hyphen continues ("gene -
+# specific" as "gene-specific")
+NEXT_WORD = re.compile(r"[^\S\n]+([A-Za-z][\w-]*)(?![\w-]|\s*-\s*\w)")
 
 
 def subtype_nouns(heads: Settings) -> dict[str, dict[str, str]]:
     """Settings of head nouns per type and subtype as type → head noun (lower-cased) → the subtype it names."""
     return {str(t): {w: str(sub) for sub in subs for w in subs.lowered(sub)} for t, subs in heads.items()}
+
+
+def head_sets(heads: Settings) -> dict[str, frozenset[str]]:
+    """Settings of head nouns per type and subtype as type → its head nouns (lower-cased)."""
+    return {t: frozenset(nouns) for t, nouns in subtype_nouns(heads).items()}
 
 
 @dataclass(frozen=True)
@@ -134,7 +150,7 @@ class BareHeadWords:
     @classmethod
     def read(cls, read: Words) -> BareHeadWords:
         conf = read("bare_heads")
-        heads = {t: frozenset(subs) for t, subs in subtype_nouns(conf["subtype_heads"]).items()}
+        heads = head_sets(conf["subtype_heads"])
         cells = str(conf["cell_type"])
         heads[cells] = heads.get(cells, frozenset()) | conf.lowered("cell_heads")
         return cls(heads)
@@ -148,3 +164,28 @@ class BareHeadWords:
 def bare_heads(text: str, entities: Sequence[Entity], words: BareHeadWords) -> list[Entity]:
     """``entities`` without those that are a head noun of their type alone (see the module docstring)."""
     return [ent for ent in entities if ent.text.lower() not in words.heads.get(ent.type, ())]
+
+
+@dataclass(frozen=True)
+class TrailingHeadWords(BareHeadWords):
+    """Per entity type, the head nouns (lower-cased) that a name of the type takes when one follows it: those of
+    ``head_subtypes``."""
+
+    @classmethod
+    def read(cls, read: Words) -> TrailingHeadWords:
+        return cls(head_sets(read("trailing_heads")["subtype_heads"]))
+
+
+@register("trailing_heads", TrailingHeadWords)
+def trailing_heads(text: str, entities: Sequence[Entity], words: TrailingHeadWords) -> list[Entity]:
+    """Each entity followed by a head noun of its type that no other entity begins, grown to take it (see the
+    module docstring)."""
+    starts = [e.start for e in entities]
+    out = []
+    for ent in entities:
+        heads = words.heads.get(ent.type)
+        after = NEXT_WORD.match(text, ent.end) if heads else None
+        if after and after.group(1).lower() in heads and not any(ent.end <= s < after.end(1) for s in starts):
+            ent = replace(ent, text=text[ent.start : after.end(1)], end=after.end(1))
+        out.append(ent)
+    return out
