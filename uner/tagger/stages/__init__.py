@@ -94,7 +94,7 @@ def run_in_context(texts: Iterable[str], entities: Iterable[list[Entity]], stage
     next ones. ``starts``: the indexes of the texts that begin a document (none before is read with it)."""
     document = tuple(s for s in load_stages(stages, folder) if s.document)
     # the texts that carry something: index, text, entities, the strings each document stage carries from it
-    window: deque[tuple[int, str, list[Entity], tuple[frozenset[str], ...]]] = deque()
+    window: deque[tuple[int, str, list[Entity], tuple[tuple[str, ...], ...]]] = deque()
     for i, (text, ents) in enumerate(zip(texts, entities)):
         if i in starts:
             window.clear()

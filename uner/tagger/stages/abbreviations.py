@@ -241,14 +241,14 @@ def _typed_like(ent: Entity, source: Entity) -> Entity:
                    distribution=source.distribution)
 
 
-def defines(text: str, entities: Sequence[Entity], words: AbbreviationWords | None = None) -> frozenset[str]:
+def defines(text: str, entities: Sequence[Entity], words: AbbreviationWords | None = None) -> tuple[str, ...]:
     """The short forms ``text`` defines and can type, their long form's entity among its kept ``entities``: what the
     next texts of its document may mention (``Stage.document``; a definition without one types nothing, so a later
     one does not hide an earlier one that does)."""
     w = words or shipped(AbbreviationWords)
     kept = [e for e in entities if e.kept]
-    return frozenset(d.short for d in find_definitions(text, w)
-                     if _head_entity(text, kept, d.long_start, d.long_end, w.prepositions) is not None)
+    return tuple(d.short for d in find_definitions(text, w)
+                 if _head_entity(text, kept, d.long_start, d.long_end, w.prepositions) is not None)
 
 
 @register("abbreviations", AbbreviationWords, document=defines)

@@ -42,15 +42,15 @@ class Stage:
     order. ``words``: the class of what ``apply`` reads from the word lists (its ``words`` argument), whose
     ``types`` the labels' ``types.yaml`` must have; None for a stage without words. ``document``: for a stage that
     reads beyond one sentence (a definition in one, its mentions in the next), ``document(text, entities[,
-    words=…])`` gives the strings that ``text`` with its kept and rejected ``entities`` carries to later texts (the
-    short forms it defines, the names it tagged; none: nothing), so that
+    words=…])`` gives the strings that ``text`` with its kept and rejected ``entities`` carries to later texts, in the
+    order found (the short forms it defines, the names it tagged; none: nothing), so that
     ``run_in_context`` can run the stage again over a later text of the same document that holds one, joined to
     the texts that carry it, when a document comes as several texts; None for the other stages."""
 
     name: str
     apply: StageFn
     words: type[StageWords] | None = None
-    document: Callable[..., frozenset[str]] | None = None
+    document: Callable[..., tuple[str, ...]] | None = None
 
 
 @dataclass(frozen=True)
@@ -60,13 +60,13 @@ class LoadedStage:
     name: str
     apply: Callable[[str, Sequence[Entity]], list[Entity]] = field(repr=False)
     types: tuple[str, ...]
-    document: Callable[[str, Sequence[Entity]], frozenset[str]] | None = field(default=None, repr=False)
+    document: Callable[[str, Sequence[Entity]], tuple[str, ...]] | None = field(default=None, repr=False)
 
 
 STAGES: dict[str, Stage] = {}
 
 
-def register(name: str, words: type[StageWords] | None = None, document: Callable[..., frozenset[str]] | None = None
+def register(name: str, words: type[StageWords] | None = None, document: Callable[..., tuple[str, ...]] | None = None
              ) -> Callable[[StageFn], StageFn]:
     """Decorator: register ``fn(text, entities, words=…) -> entities`` as the stage ``name`` reading ``words``
     (``document``: see ``Stage``)."""

@@ -55,10 +55,10 @@ class RepeatWords:
                 and tuple(t for t, _, _ in cached_tokens(ent.text)) not in self.common.terms)
 
 
-def named(text: str, entities: Sequence[Entity], words: RepeatWords) -> frozenset[str]:
+def named(text: str, entities: Sequence[Entity], words: RepeatWords) -> tuple[str, ...]:
     """The texts of the kept entities that are names: what the next texts of the document may mention again
     (``Stage.document``)."""
-    return frozenset(e.text for e in entities if e.kept and words.is_name(e))
+    return tuple(e.text for e in entities if e.kept and words.is_name(e))
 
 
 @register("repeated_names", RepeatWords, document=named)
