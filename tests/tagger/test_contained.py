@@ -71,6 +71,20 @@ def test_the_biomedical_student_finds_the_drug_its_treatment_holds():
     assert found[0] == found[1] == {"diabetes": "DISEASE", "olanzapine": "DRUG"}
 
 
+def test_the_biomedical_student_finds_the_gene_its_transcription_holds():
+    """End to end with the shipped student and table: a gene's transcription is what the gene undergoes, so
+    "VEGF transcription" (typed as gene expression) gives way to "VEGF", a gene; and a group of mice named by their
+    gene gives way to it too ("p53-/- mice")."""
+    from uner.tagger import Student
+
+    texts = ["Hypoxia increased VEGF transcription in these cells .", "We crossed p53-/- mice with them ."]
+    without = Student.from_pretrained("uner-student-bio", stages=tuple(s for s in BIO_STAGES if s != "contained_names"))
+    before, after = ([[(e.text, e.type, e.subtype) for e in ents if e.text != "Hypoxia"] for ents in s.tag(texts)]
+                     for s in (without, Student.from_pretrained("uner-student-bio")))
+    assert before == [[("VEGF transcription", "GENE", "GENE_EXPRESSION_ADJECTIVE")], [("p53-/- mice", "BIO", "SPECIES")]]
+    assert [[(t, ty) for t, ty, _ in ents] for ents in after] == [[("VEGF", "GENE")], [("p53", "GENE")]]
+
+
 def test_adjectives_are_derived_from_one_word_nouns_by_their_endings():
     records = [tagged_record("Hypertension , epilepsy , diabetes and heart failure .", ("Hypertension", "DISEASE"),
                              ("epilepsy", "DISEASE"), ("diabetes", "DISEASE"), ("heart failure", "DISEASE")),

@@ -213,7 +213,8 @@ DOMAINS: dict[str, dict] = {
                    # again by the phrases, "NF - kappa B"; §3.24), without the gradable words
                    # that open them ("severe heart failure"; docs/accuracy.md §3.9, §3.10) or the counts ("15 renal
                    # tumours"; §3.15), without the gene words that the tagged corpus rarely tags ("protein"; §3.14),
-                   # the names a therapy, group or dose holds coming out of it ("olanzapine treatment") and the
+                   # the names a therapy, group, dose or gene's expression holds coming out of it ("olanzapine
+                   # treatment", "VEGF transcription"; §3.20, §3.31) and the
                    # adjectives of diseases ("hypertensive"; §3.20),
                    # then the terms that corpus knows where a sentence missed them ("doxorubicin"; §3.11), and no class
                    # nouns for names ("a dose", "the drug": what the corpus writes after a determiner; §3.12) nor a

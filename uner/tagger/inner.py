@@ -3,12 +3,12 @@
 "lithium therapy", "ketoprofen group", "capsaicin injection": the candidate is a run of nouns, and the teacher
 types it, rightly, as a therapy, a group, an injection — labels that biomedical text does not count as entities,
 while the drug inside is one. Where a candidate's top label is one of the domain's ``containers`` (procedures,
-groups, quantities, organisms, not-entity) and its last word hangs loosely on the rest in the domain's corpus (the
-phrase-count table of ``phrase_bounds``: tie below ``max_tie``, the head seen at least ``min_head_count`` times),
-the rest, when it ends in a noun (``name_tags``), is typed again in its sentence ("[MASK] therapy" asks for a drug)
-and, when it is an entity that is no container itself ("two" of "two patients" is a number), replaces the
-candidate. "heart failure" stays whole (the corpus ties the two words); "Parkinson's disease" stays whole (its
-label, DISEASE, is no container).
+groups, quantities, organisms, a gene's expression, not-entity) and its last word hangs loosely on the rest in the
+domain's corpus (the phrase-count table of ``phrase_bounds``: tie below ``max_tie``, the head seen at least
+``min_head_count`` times), the rest, when it ends in a noun (``name_tags``), is typed again in its sentence
+("[MASK] therapy" asks for a drug) and, when it is an entity that is no container itself ("two" of "two patients"
+is a number), replaces the candidate. "heart failure" stays whole (the corpus ties the two words); "Parkinson's
+disease" stays whole (its label, DISEASE, is no container).
 
 Switched on per domain (``TaggerConfig.inner_names``); the settings and the container labels are the labels'
 ``stages/inner_names.yaml``, with the tags an inner name may end in (docs/accuracy.md §3.7 for how they were

@@ -22,7 +22,8 @@ word no entity covers typed by the ending its tagged corpus's drugs or diseases 
 some), and ``piece_bounds`` (``pieces``), the names so joined bounded again by the corpus's phrases;
 ``leading_counts`` (``counts``), the numbers that count an entity cut; ``rarely_tagged`` (``lexicon``), the words
 the domain's tagged corpus rarely tags dropped; ``contained_names`` and ``derived_adjectives`` (``contained``), a
-therapy, group or dose giving way to the drug or disease it holds ("olanzapine treatment") and the adjectives of the corpus's diseases added ("hypertensive");
+therapy, group, dose or gene's transcription giving way to the drug, disease or gene it holds ("olanzapine
+treatment", "VEGF transcription") and the adjectives of the corpus's diseases added ("hypertensive");
 ``lexicon`` (``lexicon``), the terms the corpus knows added where a sentence missed them; ``class_nouns`` (``phrases``),
 the entities that name a class ("a dose", "the drug") dropped; ``bare_heads`` (``heads``), a name's head noun alone
 ("these genes", "the cells") dropped; and ``coordinated_heads`` (``coordination``), a modifier coordinated before a

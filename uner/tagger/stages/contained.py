@@ -1,8 +1,9 @@
 """The ``contained_names`` stage: an entity that holds a name gives way to the name; and ``derived_adjectives``.
 
-English names a treatment, a group, a dose or an animal model by the drug or disease it is about, a compound's
-modifier: "olanzapine treatment", "the enalapril group", "diclofenac 150 mg", "diabetic persons". The tagger types
-the whole compound as what it is (a procedure, a group, a quantity), and the name inside is lost. An entity with one
+English names a treatment, a group, a dose or an animal model by the drug, disease or gene it is about, a
+compound's modifier: "olanzapine treatment", "the enalapril group", "diclofenac 150 mg", "diabetic persons", "p53-/-
+mice"; and a process by the gene that undergoes it, "VEGF transcription". The tagger types the whole compound as
+what it is (a procedure, a group, a quantity, a gene's expression), and the name inside is lost. An entity with one
 of the container labels (its type or its subtype; the settings' ``containers``, the list the teacher's
 ``inner_names`` step reads) gives way to the terms of the domain's tagged
 corpus (the lexicon table of the ``lexicon`` stage, ``uner.vocab.lexicon``) that stand inside it, of the listed
@@ -10,8 +11,8 @@ corpus (the lexicon table of the ``lexicon`` stage, ``uner.vocab.lexicon``) that
 term counts when the corpus's tagger tagged it at least ``min_tagged`` times, in at least ``min_rate`` of its
 occurrences, with at least ``min_share`` of its tags on one type; the rate asked is lower than the ``lexicon``
 stage's, since a name that mostly stands inside such compounds is rarely tagged alone ("olanzapine" 7 of 16). A term
-that is itself a container ("chemotherapy", a procedure) or of one of the ``modifier_subtypes`` (a type's
-adjectives: "intravenous", "acute") does not count. With ``endings``, the words that the ``word_endings`` stage's
+that is itself a container ("chemotherapy", a procedure; "transcription") or of one of the ``modifier_subtypes`` (a
+type's adjectives: "intravenous", "acute") does not count. With ``endings``, the words that the ``word_endings`` stage's
 table types (with its settings) come out too where no term stands ("quetiapine monotherapy"). Settings: the labels'
 ``stages/contained_names.yaml``.
 
