@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 
 from ...vocab.phrases import PhraseCounts, tokens
@@ -52,9 +53,10 @@ def subtype_nouns(heads: Settings) -> dict[str, dict[str, str]]:
     return {str(t): {w: str(sub) for sub in subs for w in subs.lowered(sub)} for t, subs in heads.items()}
 
 
-def head_sets(heads: Settings) -> dict[str, frozenset[str]]:
-    """Settings of head nouns per type and subtype as type → its head nouns (lower-cased)."""
-    return {t: frozenset(nouns) for t, nouns in subtype_nouns(heads).items()}
+def head_sets(heads: Settings) -> dict[str, AbstractSet[str]]:
+    """Settings of head nouns per type and subtype as type → its head nouns (lower-cased): the keys of
+    ``subtype_nouns``, the one reading of such settings."""
+    return {t: nouns.keys() for t, nouns in subtype_nouns(heads).items()}
 
 
 @dataclass(frozen=True)
@@ -145,14 +147,14 @@ def named_lines(text: str, entities: Sequence[Entity], words: LineWords) -> list
 class BareHeadWords:
     """Per entity type, its head nouns (lower-cased): those of ``head_subtypes`` and the cells' of ``named_lines``."""
 
-    heads: dict[str, frozenset[str]]
+    heads: dict[str, AbstractSet[str]]
 
     @classmethod
     def read(cls, read: Words) -> BareHeadWords:
         conf = read("bare_heads")
         heads = head_sets(conf["subtype_heads"])
         cells = str(conf["cell_type"])
-        heads[cells] = heads.get(cells, frozenset()) | conf.lowered("cell_heads")
+        heads[cells] = conf.lowered("cell_heads").union(heads.get(cells, ()))
         return cls(heads)
 
     @property
