@@ -1,4 +1,4 @@
-"""The CrossNER worked case of `uner adapt` (docs/accuracy.md §6): a corpus per domain, and its scores.
+"""The CrossNER worked case of `uner adapt` (docs/log/accuracy.md §6): a corpus per domain, and its scores.
 
 ``corpus``: one pass over the Wikipedia sample of ``../shared/data/corpus`` keeps, for each domain, the paragraphs
 that name at least ``--min-seeds`` distinct seed terms of that domain's types file (examples/crossner/<domain>/

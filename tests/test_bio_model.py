@@ -32,7 +32,7 @@ def test_bio_vocabulary_keeps_domain_words_whole():
 
 def test_uner_tag_model_uner_bio_reads_biomedical_text():
     assert LabelsFolder.for_model("uner-bio").default_domain() == "biomedical"
-    res = uner("tag", "-", "--model", "uner-bio", stdin=BIO)
+    res = uner("tag", "-", "--model", "uner-bio", "--engine", "teacher", stdin=BIO)
     assert res.returncode == 0, res.stderr
     ents = _entities(res.stdout)[0]
     assert ents.get("Cisplatin") == "DRUG" and ents.get("nephrotoxicity") == "DISEASE"
@@ -66,7 +66,7 @@ def test_short_codes_vote_with_their_biomedical_meaning():
 
 
 def test_uner_bio_types_interleukin_and_receptor_codes_as_genes():
-    res = uner("tag", "-", "--model", "uner-bio",
+    res = uner("tag", "-", "--model", "uner-bio", "--engine", "teacher",
                stdin="IL - 2 and IFN - gamma were measured in ER - positive patients .\n")
     assert res.returncode == 0, res.stderr
     ents = _entities(res.stdout)[0]

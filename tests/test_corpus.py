@@ -48,7 +48,7 @@ def test_token_file_tags_are_required_for_gold_only(tmp_path):
         f.write("EU\tB-ORG\nrejects\n")
     assert [s.tokens for s in read_token_file(words, tags=False)] == [["EU", "rejects"]]
     assert list(read_paragraphs(words)) == ["EU rejects"]
-    with pytest.raises(ValueError, match=r"words.conll.gz:2: expected a token and a tag"):
+    with pytest.raises(ValueError, match=r"words.conll.gz:2: expected a token and its tag"):
         list(read_gold(words))
 
 

@@ -5,6 +5,7 @@ Dependencies are ranges; the CPU build of torch is pinned only in the install co
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 import tomllib
@@ -97,12 +98,35 @@ def test_the_wheels_split_the_models_as_uner_paths_expects():
         package = ROOT / "packages" / f"uner-{extra}"
         meta = tomllib.loads((package / "pyproject.toml").read_text())
         packaged = meta["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"]
-        models = {Path(src).name for src in packaged if "/models/" in src}
+        models = {src.split("/models/")[1].split("/")[0] for src in packaged if "/models/" in src}
         assert models == {m for m, e in paths.PACKAGED_MODELS.items() if e == extra}
-        assert all((package / src).resolve().is_dir() for src in packaged)
+        assert all((package / src).resolve().exists() for src in packaged)
         module = f"uner_{extra}"
         assert meta["project"]["entry-points"][paths.MODEL_PACKAGE_GROUP] == {sorted(models)[0]: module}
         assert main["project"]["optional-dependencies"][extra] == [f"uner-{extra}>=0.1"]
+
+
+def test_the_base_size_model_is_in_packages_under_pypi_s_100_mb_each():
+    """uner-mpnet carries uner-mpnet-base but its two large weight shards, which are packages of their own that it
+    depends on, named with their SHA-256 in ``shards.json`` (``uner.models.parts.with_shards`` links them together):
+    every file of the model is in exactly one package, and no packaged file is over 100 MB."""
+    folder = ROOT / "models" / "uner-mpnet-base"
+    shards = json.loads((folder / "shards.json").read_text())
+    held: dict[str, str] = {}
+    for package in sorted((ROOT / "packages").glob("uner-mpnet*")):
+        meta = tomllib.loads((package / "pyproject.toml").read_text())
+        for src in meta["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"]:
+            path = (package / src).resolve()
+            if path.parent == folder:
+                assert path.name not in held, f"{path.name} in {held.get(path.name)} and {package.name}"
+                held[path.name] = package.name
+                assert path.stat().st_size < 100e6, path
+    assert sorted(held) == sorted(p.name for p in folder.iterdir())
+    mpnet = tomllib.loads((ROOT / "packages" / "uner-mpnet" / "pyproject.toml").read_text())["project"]
+    for name, spec in shards.items():
+        assert held[name] == spec["package"].replace("_", "-")
+        assert f"{held[name]}==0.1.0" in mpnet["dependencies"]
+        assert spec["sha256"] == paths.file_sha256(folder / name)
 
 
 def test_dependencies_are_ranges_and_the_cpu_torch_pin_only_in_the_install_command():
@@ -111,6 +135,10 @@ def test_dependencies_are_ranges_and_the_cpu_torch_pin_only_in_the_install_comma
     wanted = [d for d in project["dependencies"] + sum(project["optional-dependencies"].values(), [])
               if re.match(r"(torch|ray)\b", d)]
     assert wanted == ["torch>=2.6", "ray[data]>=2.44"]
-    install = re.search(r"```bash\n(python3 -m venv .*)\n```", (ROOT / "README.md").read_text()).group(1)
-    assert "pip install -q torch==2.13.0 -e \".[dev]\"" in install
-    assert install in (ROOT / ".ci" / "run").read_text().splitlines()
+    readme = (ROOT / "README.md").read_text()
+    install = re.search(r"```bash\n(python3 -m venv .*)\n```", readme).group(1)
+    tests = re.search(r"```bash\n(\. \.venv/bin/activate .*pytest.*)\n```", readme).group(1)
+    assert "pip install -q torch==2.13.0 -e . &&" in install  # (tagging needs no development extras)
+    assert 'pip install -q -e ".[dev]"' in tests
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert install in ci and tests in ci

@@ -32,3 +32,24 @@ def test_the_spacy_example_gives_uner_s_entities(capsys):
     assert all(e._.uner for e in ents)
     printed = capsys.readouterr().out.splitlines()
     assert printed[0] == str([(e.text, e.label_) for e in ents]) and len(printed) == 2
+
+
+def test_the_readme_s_command_outputs_are_what_the_commands_print():
+    """Every README block that starts with `$ uner …` shows that command's real output (run from the repository
+    root), line by line: a changed model or a changed output format fails here."""
+    import json
+    import shlex
+    import subprocess
+
+    import pytest
+
+    blocks = re.findall(r"^```\n\$ (uner [^\n]+)\n(.*?)^```", README.read_text(encoding="utf-8"), re.M | re.S)
+    assert blocks, "README.md: no `$ uner …` output blocks"
+    for command, shown in blocks:
+        res = subprocess.run(shlex.split(command), cwd=README.parent, capture_output=True, text=True, timeout=600)
+        assert res.returncode == 0, res.stderr
+        printed = [json.loads(x) for x in res.stdout.splitlines()]
+        for shown_record, record in zip([json.loads(x) for x in shown.splitlines()], printed, strict=True):
+            scores = [e.pop("score") for e in shown_record["entities"]]  # (a CPU's bfloat16 moves the 3rd decimal)
+            assert scores == pytest.approx([e.pop("score") for e in record["entities"]], abs=0.02), command
+            assert shown_record == record, command

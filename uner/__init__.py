@@ -1,6 +1,7 @@
 """uner: unsupervised named-entity recognition with masked language models.
 
-The public API, one import away: ``Tagger.from_pretrained()`` tags text, ``MaskedLM`` reads a
+The public API, one import away: ``load()`` gives the tagger ``uner tag`` uses (the fast student by default;
+``load(engine="teacher")`` or ``Tagger.from_pretrained()`` the masked-LM teacher), ``MaskedLM`` reads a
 masked LM, ``embed`` makes sentence vectors, ``LabelsFolder`` holds a model's labels. Each name is
 imported on first use (PEP 562), so ``import uner`` and the command line's parsing and early errors
 do not wait seconds for torch, transformers and spaCy.
@@ -15,7 +16,7 @@ from typing import Any
 _API = {"DEFAULT_MODEL": "paths", "Backend": "models", "Ensemble": "tagger", "Entity": "tagger",
         "LabelsFolder": "labels", "MaskPrediction": "models", "MaskedLM": "models", "ModelNotFoundError": "models",
         "Pooling": "vectors", "Tagger": "tagger", "TaggerConfig": "tagger", "Whitening": "vectors",
-        "embed": "vectors", "resolve_model": "models"}
+        "embed": "vectors", "load": "tagger.loading", "resolve_model": "models"}
 __all__ = list(_API)
 __version__ = "0.1.0"
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 from collections import Counter
 from collections.abc import Callable
@@ -32,7 +31,7 @@ from pathlib import Path
 import yaml
 
 from .distill.sample import sample_sentences
-from .io import Source, atomic_write_text, read_paragraphs
+from .io import Source, atomic_path, atomic_write_text, read_paragraphs
 from .labels import LabelsFolder, bootstrap, compile_labels, load_seeds
 from .labels.user_types import add_types
 from .paths import (CLUSTERS_FILE, DESCRIPTORS_FILE, SEEDS_FILE, SUMMARY_FILE, TAGGED_FILE, TAGGER_FILE, TERMS_FILE,
@@ -43,12 +42,12 @@ from .vocab.casing import lowercase_types, seed_case_counts
 COPIED = (CLUSTERS_FILE, TERMS_FILE, TYPES_FILE, SEEDS_FILE, TAGGER_FILE, SUMMARY_FILE)  # not the calibration: its
 #                                                                                         types change
 STATE_FILE = "adapt.json"
-# the tagger settings of a folder made from labels without its own (docs/accuracy.md §7, CrossNER AI dev, checked
+# the tagger settings of a folder made from labels without its own (docs/log/accuracy.md §7, CrossNER AI dev, checked
 # on literature): a person's subtype (RESEARCHER under PERSON) is reported with a tenth of its type's votes, since
 # the shipped type's words vote for the type alone (end to end 0.236 -> 0.300 and 0.228 -> 0.329); and every span is
 # asked in its sentence, since a person's types are often told by it alone ("Abbey Road" an album), where the short
 # templates are sure of a shipped type (CrossNER music and AI dev, end to end 0.361 -> 0.334 and 0.286 -> 0.276 with
-# the general context_margin, docs/accuracy.md §5.9); and a name after a common word takes its complement across the
+# the general context_margin, docs/log/accuracy.md §5.9); and a name after a common word takes its complement across the
 # labels' head_joins words ("Grammy Award for Best Rock Album"; CrossNER dev, all five domains up: §7); and a name
 # hears the common noun before it ("the album Pork Soda") and its coordinated names ("Go Plastic , Ultravisitor and
 # Damogen Furies"), each at 0.3 (chosen on CrossNER AI and music dev, the other three measured: §7); a capitalised
@@ -58,7 +57,7 @@ STATE_FILE = "adapt.json"
 # Processing Systems": conference) at 0.2 (chosen on CrossNER AI and music dev, the other three measured: §7); and
 # a short form defined in the text, "Neural Information Processing Systems (NeurIPS)", takes its long form's type
 # (the biomedical domain's `abbreviations` stage; CrossNER dev, four domains up, one level: §7)
-ADAPTED_TAGGER = """# uner adapt: the tagger settings of these labels (docs/accuracy.md §7); edit freely
+ADAPTED_TAGGER = """# uner adapt: the tagger settings of these labels (docs/log/accuracy.md §7); edit freely
 domain: general
 stages: [person_titles, sports_teams, abbreviations]
 settings:
@@ -73,10 +72,10 @@ settings:
 """
 TERMS_PER_SPAN = 8  # descriptor words kept per span: the ones its vote rests on
 CASING_PARAGRAPHS = 50_000  # corpus paragraphs (per file) read for the seeds' casing
-# a common-noun span of a lower-case type is kept above this share (CrossNER AI and music dev: docs/accuracy.md §7)
+# a common-noun span of a lower-case type is kept above this share (CrossNER AI and music dev: docs/log/accuracy.md §7)
 COMMON_MIN_SCORE = 0.3
 # … and typed by its head word at this weight ("general election", "Huber loss"; chosen on CrossNER AI and politics
-# dev, end to end 0.288 -> 0.375 and 0.445 -> 0.565; the other three measured: docs/accuracy.md §7)
+# dev, end to end 0.288 -> 0.375 and 0.445 -> 0.565; the other three measured: docs/log/accuracy.md §7)
 COMMON_HEAD_WEIGHT = 0.5
 
 
@@ -184,25 +183,25 @@ def collect_descriptors(config: AdaptConfig, echo: Callable[[str], None] = print
     run, so the same output (a batch's padding moves the floats, and near-equal descriptors could swap)."""
     out = config.out
     sents, _ = sample_sentences(config.sources, config.sentences, config.seed)
-    part, tagged_part = out / (DESCRIPTORS_FILE + ".part"), out / (TAGGED_FILE + ".part")
-    done = _complete_lines(part) // config.batch_size * config.batch_size
-    _truncate(part, done)
-    _truncate(tagged_part, done)
-    tagger = load_tagger(model=config.model, labels=out, config=TaggerConfig.for_labels(LabelsFolder(out)))
-    with open(part, "a", encoding="utf-8") as f, open(tagged_part, "a", encoding="utf-8") as t:
-        for start in range(done, len(sents), config.batch_size):
-            batch = sents[start : start + config.batch_size]
-            for i, (text, ents) in enumerate(zip(batch, tagger.tag(batch, explain=True, rejected=True)), start):
-                spans = [{"text": e.text, "type": e.subtype or e.type if e.kept else None,
-                          "terms": strongest_terms(e.descriptors)} for e in ents]
-                t.write(json.dumps({"id": str(i + 1), "text": text,
-                                    "entities": [e.to_dict() for e in ents if e.kept]}, ensure_ascii=False) + "\n")
-                f.write(json.dumps({"sentence": i, "spans": spans}, ensure_ascii=False) + "\n")
-            f.flush()
-            t.flush()
-            echo(f"descriptors: {min(start + len(batch), len(sents))}/{len(sents)} sentences")
-    os.replace(tagged_part, out / TAGGED_FILE)
-    os.replace(part, out / DESCRIPTORS_FILE)
+    # (the tagged sentences are in place before the descriptors, whose file says that the step is done)
+    with atomic_path(out / DESCRIPTORS_FILE, resumable=True) as part, \
+            atomic_path(out / TAGGED_FILE, resumable=True) as tagged_part:
+        done = _complete_lines(part) // config.batch_size * config.batch_size
+        _truncate(part, done)
+        _truncate(tagged_part, done)
+        tagger = load_tagger(model=config.model, labels=out, config=TaggerConfig.for_labels(LabelsFolder(out)))
+        with open(part, "a", encoding="utf-8") as f, open(tagged_part, "a", encoding="utf-8") as t:
+            for start in range(done, len(sents), config.batch_size):
+                batch = sents[start : start + config.batch_size]
+                for i, (text, ents) in enumerate(zip(batch, tagger.tag(batch, explain=True, rejected=True)), start):
+                    spans = [{"text": e.text, "type": e.subtype or e.type if e.kept else None,
+                              "terms": strongest_terms(e.descriptors)} for e in ents]
+                    t.write(json.dumps({"id": str(i + 1), "text": text,
+                                        "entities": [e.to_dict() for e in ents if e.kept]}, ensure_ascii=False) + "\n")
+                    f.write(json.dumps({"sentence": i, "spans": spans}, ensure_ascii=False) + "\n")
+                f.flush()
+                t.flush()
+                echo(f"descriptors: {min(start + len(batch), len(sents))}/{len(sents)} sentences")
 
 
 def strongest_terms(descriptors: list[list[dict]] | None, keep: int = TERMS_PER_SPAN) -> list[str]:

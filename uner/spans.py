@@ -26,7 +26,7 @@ Three span policies (``SPAN_POLICIES``):
   the input text, so this works with uncased models too.
 - ``names`` (news, the general default): ``named`` without the common-noun remainders. On news they were almost
   never kept and cost 60 % of the teacher's model inputs (CoNLL-2003 dev: 17,743 candidates -> 6,734, end-to-end
-  F1 0.731 -> 0.735; docs/accuracy.md §5.8).
+  F1 0.731 -> 0.735; docs/log/accuracy.md §5.8).
 
 What a span carries for the tagger besides its offsets, where the caller's ``NounPhrases`` (the labels'
 ``stages/noun_phrases.yaml``) asks for it: the common noun in apposition with a name (``descriptor``, "the album Pork

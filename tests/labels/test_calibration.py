@@ -30,7 +30,7 @@ def test_subtype_shares_round_trip_and_default_to_the_taggers_share(tmp_path):
     ("type_weights:\n  PERSON: -1\n", "PERSON must be a number"),
     ("min_scores:\n  PERSON: 2\n", "PERSON must be a number in [0, 1]"),
     ("type_weights: [1, 2]\n", "type_weights must map type names to numbers"),
-    ("type_weights: {PERSON: 1.0\n", "not valid YAML"),
+    ("type_weights: {PERSON: 1.0\n", "malformed YAML"),
     ("subtype_shares:\n  WRITTER: 0.05\n", "subtype_shares: unknown label 'WRITTER'"),
     ("subtype_shares:\n  WRITER: 0\n", "WRITER must be a number in [0.001, 1]"),
 ])

@@ -229,17 +229,19 @@ NCBI_LIKE = ("Boys\tO\nwith\tO\nadrenoleukodystrophy\tB-Disease\n(\tO\nALD\tB-Di
              ".\tO\n\n" + "ALD\tB-Disease\nis\tO\ndue\tO\nto\tO\na\tO\ngene\tO\nin\tO\nXq28\tO\n.\tO\n\n")
 
 
-@pytest.mark.parametrize("context, boundary, found", [(None, False, 3), ("0", False, 2), (None, True, 2)])
-def test_uner_eval_reads_a_gold_file_as_running_text(tmp_path, context, boundary, found):
-    """The bio student misses "ALD" in a sentence of its own; ``uner eval`` reads it after the sentence that defines
-    it (``--context``, default 20), unless ``--context 0`` or a ``-DOCSTART-`` line between them says otherwise."""
+@pytest.mark.parametrize("context, marks, found", [(None, "", 2), ("20", "top", 3), ("20", "between", 2)])
+def test_uner_eval_reads_a_sentence_alone_unless_told_where_its_document_begins(tmp_path, context, marks, found):
+    """The bio student misses "ALD" in a sentence of its own. ``uner eval`` scores each sentence alone by default
+    (issue 76: published taggers are scored so); with ``--context`` it reads it after the sentence that defines it,
+    where ``-DOCSTART-`` lines mark the document, and not across one."""
     import json
 
     from tests.helpers import uner
 
     head, tail = NCBI_LIKE.split("\n\n", 1)
     gold = tmp_path / "ncbi-disease-dev.tsv"
-    gold.write_text(head + "\n\n" + ("-DOCSTART-\tO\n\n" if boundary else "") + tail)
+    mark = "-DOCSTART-\tO\n\n"
+    gold.write_text((mark if marks == "top" else "") + head + "\n\n" + (mark if marks == "between" else "") + tail)
     res = uner("eval", str(gold), "--engine", "student", "--model", "uner-student-bio", "--mode", "end-to-end",
                "--report", str(tmp_path / "r.json"), *(("--context", context) if context else ()))
     assert res.returncode == 0, res.stderr
@@ -247,10 +249,18 @@ def test_uner_eval_reads_a_gold_file_as_running_text(tmp_path, context, boundary
     assert (errors["correct"], errors["missed"]) == (found, 3 - found)
 
 
-def test_uner_eval_rejects_a_negative_context(tmp_path):
-    from tests.helpers import uner
+@pytest.mark.parametrize("context, message", [("-1", "--context: must be 0 or more sentences, not -1"),
+                                              ("20", "context 20: {gold} marks no documents (no -DOCSTART- line)")])
+def test_uner_eval_rejects_a_negative_context_or_one_that_would_cross_documents(tmp_path, context, message):
+    """A gold file without -DOCSTART- lines (BC5CDR, NCBI-disease) cannot say where an abstract ends: ``--context``
+    would read the abstract before it (issue 76: NCBI-disease 0.636, each sentence alone 0.541), so it is refused."""
+    from typer.testing import CliRunner
+
+    from uner.cli import app
 
     gold = tmp_path / "ncbi-disease-dev.tsv"
     gold.write_text(NCBI_LIKE)
-    res = uner("eval", str(gold), "--engine", "student", "--model", "uner-student-bio", "--context", "-1")
-    assert res.returncode != 0 and "--context" in res.stderr and len(res.stderr.strip().splitlines()) == 1
+    res = CliRunner().invoke(app, ["eval", str(gold), "--engine", "student", "--model", "uner-student-bio",
+                                   "--context", context])
+    assert res.exit_code == 2 and res.stderr.startswith("uner: error: " + message.format(gold=gold))
+    assert res.stderr.count("\n") == 1

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from uner.analysis.evaluate import (Mapping, detokenize, entities, read_gold, span_errors, strict_f1, to_iob2,
-                                   token_f1_by_type)
+from uner.analysis.evaluate import (MAPPINGS_DIR, Mapping, detokenize, entities, read_gold, span_errors, strict_f1,
+                                   to_iob2, token_f1_by_type)
 
 
 def test_entities_are_strict_iob2_chunks():
@@ -86,6 +86,38 @@ def test_mapping_by_file_name_and_subtypes(tmp_path):
     assert bc("DRUG", "VITAMIN") == "Chemical" and bc("DRUG", "LAB_PROCEDURE") == "O"
     with pytest.raises(ValueError, match="no mapping found"):
         Mapping.for_file(tmp_path / "mystery.tsv")
+
+
+def test_a_mapping_is_named_by_its_file_or_its_name_as_the_hint_lists_them(tmp_path):
+    """Issue 76: the hint listed "conll2003" among the mappings found, and ``--mapping conll2003`` was no such file."""
+    assert Mapping.named("conll2003")("PERSON") == "PER"
+    assert Mapping.named(MAPPINGS_DIR / "bc5cdr.yaml")("DRUG", "VITAMIN") == "Chemical"
+    with pytest.raises(ValueError, match="no mapping found") as hint:
+        Mapping.for_file(tmp_path / "mystery.tsv")
+    names = str(hint.value).rsplit("one of ", 1)[1].split(", ")
+    assert "conll2003" in names and all(Mapping.named(name).labels for name in names)
+    with pytest.raises(ValueError, match=r"--mapping conll: no such file, and no mapping of that name \(one of bc2gm"):
+        Mapping.named("conll")
+
+
+def test_uner_eval_refuses_what_is_not_a_gold_file_at_once(tmp_path):
+    """Issue 76: prose was scored as "1 sentences" with invented types, an empty file as "0 sentences", both exit 0.
+    Now one line and exit 2, before any model loads; a gold file with ``--mapping conll2003`` is scored."""
+    from typer.testing import CliRunner
+
+    from uner.cli import app
+
+    prose, empty, gold = tmp_path / "prose.txt", tmp_path / "empty.tsv", tmp_path / "gold.tsv"
+    prose.write_text("The patients were treated and went home after the visit.\nAnother line of prose.\n")
+    empty.write_text("")
+    gold.write_text("Barack\tB-PER\nObama\tI-PER\nvisited\tO\nParis\tB-LOC\n.\tO\n\n")
+    for path, message in ((prose, f"{prose}:1: expected a token and its tag (O, B-TYPE or I-TYPE): not a gold file"),
+                          (empty, f"{empty}: no sentence; a gold file has a token and its tag on each line")):
+        res = CliRunner().invoke(app, ["eval", str(path), "--mapping", "conll2003", "--engine", "student"])
+        assert res.exit_code == 2 and res.stderr.startswith("uner: error: " + message) and res.stderr.count("\n") == 1
+    res = CliRunner().invoke(app, ["eval", str(gold), "--mapping", "conll2003", "--engine", "student", "--mode",
+                                   "end-to-end"])
+    assert res.exit_code == 0 and "1 sentences, 2 gold entities" in res.stdout
 
 
 def test_a_labels_folder_maps_its_own_types_onto_the_datasets_it_names(tmp_path):

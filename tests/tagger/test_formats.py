@@ -62,7 +62,7 @@ def test_records_of_a_folder_or_glob_name_their_file_in_every_format(tiny, tmp_p
     kwargs = {"model": str(tiny[0]), "labels": tiny[1], "device": "cpu"}
     out = {fmt: tmp_path / f"o.{fmt}" for fmt in WRITERS}
     for path in out.values():
-        assert tag_file(str(folder), str(path), kwargs) == 0
+        assert tag_file(str(folder), str(path), kwargs).errors == 0
     records = [json.loads(line) for line in out["jsonl"].read_text().splitlines()]
     assert [(r["file"], r["id"], r["text"]) for r in records] == [
         ("a.txt", "1", "Paris is big ."), ("a.txt", "2", "London ."),
@@ -76,11 +76,11 @@ def test_records_of_a_folder_or_glob_name_their_file_in_every_format(tiny, tmp_p
     heads = [page.index(f'<h3 class="file">{name}</h3>') for name in ("a.txt", "sub/b.txt")]
     assert heads[0] < page.index("London") < heads[1] < page.index("Tokyo")
     glob = tmp_path / "g.jsonl"
-    assert tag_file(str(folder / "**" / "*.txt"), str(glob), kwargs) == 0
+    assert tag_file(str(folder / "**" / "*.txt"), str(glob), kwargs).errors == 0
     assert [json.loads(line)["file"] for line in glob.read_text().splitlines()] == \
         [str(folder / "a.txt")] * 2 + [str(folder / "sub" / "b.txt")] * 2
     single = tmp_path / "single.jsonl"
-    assert tag_file(str(folder / "a.txt"), str(single), kwargs) == 0
+    assert tag_file(str(folder / "a.txt"), str(single), kwargs).errors == 0
     assert single.read_text() == "".join(json.dumps({k: v for k, v in r.items() if k != "file"}, ensure_ascii=False)
                                          + "\n" for r in records[:2])
 

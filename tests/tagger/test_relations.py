@@ -1,8 +1,6 @@
-"""Relation triples through the real spaCy parser and the shipped model and labels; synonyms; guessing."""
+"""Relation triples through the real spaCy parser and the shipped model and labels; guessing."""
 
 from __future__ import annotations
-
-from collections import Counter
 
 import pytest
 
@@ -65,16 +63,10 @@ def test_entity_guessing_groups_predictions_by_type(extractor):
     assert next(iter(guesses)) == "LOCATION"
 
 
-def test_synonyms_rank_mutual_first_and_use_co_predictions(tmp_path):
-    import numpy as np
-
-    from uner.vocab.graph import NeighbourGraph
-    from uner.vocab.synonyms import synonyms
-
-    vocab = ["car", "auto", "vehicle", "truck"]
-    # car -> auto (mutual), car -> vehicle, car -> truck; auto -> car
-    g = NeighbourGraph(vocab, np.array([0, 3, 4, 4, 4]), np.array([2, 1, 3, 0], dtype=np.int32),
-                       np.array([0.9, 0.8, 0.7, 0.8], dtype=np.float32), np.zeros(4, np.float32))
-    ranked = synonyms(g, "car", Counter({"truck": 5}))
-    assert [c["term"] for c in ranked] == ["auto", "truck", "vehicle"]
-    assert ranked[0]["mutual"] and ranked[1]["co_predicted"] == 5
+def test_relation_type_is_a_noun_predicates_type_never_a_verbs(extractor):
+    """A verb's vocabulary labels are those of the nouns around it ("treat" reads DRUG): an OTHER -> OTHER triple
+    of the sample carried "relation_type": "DRUG" (issue 78). A noun predicate's type stands ("ceo of": PERSON)."""
+    treat = [t for t in next(extractor.extract(["Aspirin is used to treat headaches ."])) if t.relation == "treat"]
+    assert treat and all(t.relation_type is None for t in treat)
+    ceo = [t for t in next(extractor.extract(["Tim Cook , the CEO of Apple , visited Paris ."])) if t.relation == "ceo of"]
+    assert ceo and all(t.relation_type == "PERSON" for t in ceo)

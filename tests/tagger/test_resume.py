@@ -138,13 +138,13 @@ def test_resume_restarts_at_the_last_cache_block(tiny, tmp_path):
     options = TagOptions(batch_size=4, explain=True, cache_block=16)
     assert options.block == 16 and options.restart_point(37) == 32 and options.restart_point(15) == 0
     full, out = tmp_path / "full.jsonl", tmp_path / "part.jsonl"
-    assert tag_file(str(inp), str(full), kwargs, options=options) == 0
+    assert tag_file(str(inp), str(full), kwargs, options=options).errors == 0
     with pytest.MonkeyPatch.context() as m, pytest.raises(KeyboardInterrupt):  # an interrupted run: its partial file
         failing_writes(m, 1, KeyboardInterrupt())
         tag_file(str(inp), str(out), kwargs, options=options)
     lines = full.read_text().splitlines(keepends=True)
     Path(str(out) + ".partial").write_text("".join(lines[:37]) + lines[37][:10])
-    assert tag_file(str(inp), str(out), kwargs, options=options, resume=True) == 0
+    assert tag_file(str(inp), str(out), kwargs, options=options, resume=True).errors == 0
     assert filecmp.cmp(out, full, shallow=False)
 
 
@@ -170,7 +170,8 @@ def test_resume_refuses_another_input_or_settings_and_continues_its_own(tiny, tm
     refused = {
         f"from {a}, {b}, not {other}": [str(other), *args],
         "with other settings (tagger.config.min_score 0.2, now 0.5)": [str(folder), *args, "--min-score", "0.5"],
-        'with other settings (engine null, now "student"; ': [str(folder), *args, "--engine", "student"],
+        'with other settings (engine "serial", now "processes"; ': [str(folder), *args, "--engine", "processes",
+                                                                   "--workers", "2"],
     }
     for what, given in refused.items():
         res = tag(*given, "-o", str(out), "--resume")
@@ -186,6 +187,31 @@ def test_resume_refuses_another_input_or_settings_and_continues_its_own(tiny, tm
     assert res.exit_code == 0, res.output
     assert filecmp.cmp(out, full, shallow=False) and not partial.exists()
     assert not (tmp_path / "o.jsonl.partial.meta.json").exists()
+
+
+def test_resume_refuses_a_partial_made_with_other_threads_or_runner(tiny, tmp_path, monkeypatch):
+    """Issue 76: a partial file made in one process with one torch thread, resumed with two threads or by worker
+    processes (they cut other batches: scores move in the 4th decimal), is refused in one line, untouched; its record
+    names the runner and threads it was made with (it said "engine": null and nothing of threads)."""
+    inp = tmp_path / "in.txt"
+    inp.write_text("\n".join(sentences(12, seed=6)) + "\n")
+    base = ["--model", str(tiny[0]), "--labels", str(tiny[1]), "--dtype", "float32", "--batch-size", "4"]
+    own = [*base, "--engine", "serial", "--threads", "1"]
+    out, partial = tmp_path / "o.jsonl", tmp_path / "o.jsonl.partial"
+    with monkeypatch.context() as m:
+        failing_writes(m, 1, KeyboardInterrupt())
+        assert tag(str(inp), "-o", str(out), *own).exit_code != 0
+    made = json.loads((tmp_path / "o.jsonl.partial.meta.json").read_text())["settings"]
+    assert (made["engine"], made["threads"]) == ("serial", 1)
+    kept = partial.read_bytes()
+    for other, what in (([*base, "--engine", "serial", "--threads", "2"], "threads 1, now 2"),
+                        ([*base, "--engine", "processes", "--workers", "2", "--threads", "1"],
+                         'engine "serial", now "processes"')):
+        res = tag(str(inp), "-o", str(out), "--resume", *other)
+        assert res.exit_code == 2 and res.stderr == (f"uner: error: --resume: {partial} was made with other settings "
+                                                     f"({what}); run without --resume to start again\n")
+        assert partial.read_bytes() == kept
+    assert tag(str(inp), "-o", str(out), "--resume", *own).exit_code == 0 and not partial.exists()
 
 
 def test_a_full_disk_is_one_line_and_exit_3_and_leaves_whole_records_to_resume(tiny, tmp_path, monkeypatch):

@@ -108,11 +108,12 @@ def test_explain_names_the_stage_that_changed_an_entity(tmp_path):
     ents = {e["text"]: e for line in out.read_text().splitlines() for e in json.loads(line)["entities"]}
     assert ents["Boris Yeltsin"]["stages"] == ["person_titles"]
     assert ents["Leicestershire"]["stages"] == ["sports_teams"] and "stages" not in ents["Moscow"]
-    res = uner("tag", str(inp), "-o", str(tmp_path / "off.jsonl"), "--stages", "none")
+    res = uner("tag", str(inp), "-o", str(tmp_path / "off.jsonl"), "--engine", "teacher", "--stages", "none")
     texts = {e["text"] for line in (tmp_path / "off.jsonl").read_text().splitlines()
              for e in json.loads(line)["entities"]}
     assert res.returncode == 0 and "President Boris Yeltsin" in texts
-    res = uner("tag", str(inp), "-o", str(tmp_path / "bad.jsonl"), "--stages", "person_titles,nope")
+    res = uner("tag", str(inp), "-o", str(tmp_path / "bad.jsonl"), "--engine", "teacher", "--stages",
+               "person_titles,nope")
     assert res.returncode == 2 and res.stderr.count("\n") == 1 and "unknown stage 'nope'" in res.stderr
     assert not (tmp_path / "bad.jsonl").exists()
 

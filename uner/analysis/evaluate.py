@@ -17,16 +17,15 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from ..io import Sentence, atomic_write_text, read_token_file
 from ..labels import LabelsFolder
+from ..labels.problems import read_yaml
 from ..tagger import TaggerConfig, bio_tags, load_tagger, run_in_context
 
-# A gold file is running text: the document stages (an abbreviation defined in one sentence, typed in the next ones)
-# read each sentence after up to this many before it in its document. 20 keeps every gain on BC5CDR and NCBI-disease
-# dev (10: 0.2 points less; docs/accuracy.md §3.8).
-CONTEXT_SENTENCES = 20
+# Each sentence of a gold file is tagged alone by default, as published zero-shot taggers are scored; with a context,
+# the document stages (an abbreviation defined in one sentence, typed in the next ones) read each sentence after up to
+# that many before it in its document, as ``uner tag --documents`` reads a user's documents (``DOCUMENT_CONTEXT``).
+CONTEXT_SENTENCES = 0
 MAPPINGS = "mappings"  # the mapping files' folder: in the package, and in a labels folder for its own types
 MAPPINGS_DIR = Path(__file__).resolve().parents[1] / MAPPINGS
 
@@ -154,7 +153,7 @@ class Mapping:
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Mapping:
-        doc = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+        doc = read_yaml(path)
         if not isinstance(doc.get("map"), dict):
             raise ValueError(f"{path}:1: expected a 'map' of our labels to the dataset's")
         datasets = doc.get("datasets", [])
@@ -168,20 +167,38 @@ class Mapping:
         """The mapping for the gold file's dataset: the first in ``folders`` (a labels folder's ``mappings/``),
         then among the shipped ones, whose file name or ``datasets`` fragment appears in the gold file's path."""
         path = Path(gold).resolve().as_posix().lower()
-        files = [f for d in [*folders, MAPPINGS_DIR] for f in sorted(Path(d).glob("*.yaml"))]
+        files = _mapping_files(folders)
         for f in files:
             if f.stem in path:
                 return cls.load(f)
             mapping = cls.load(f)
             if any(fragment in path for fragment in mapping.datasets):
                 return mapping
-        raise ValueError(f"{gold}: no mapping found for this dataset; pass --mapping "
-                         f"(found: {', '.join(f.stem for f in files)})")
+        raise ValueError(f"{gold}: no mapping found for this dataset; pass --mapping, a mapping file or the name of "
+                         f"one of {', '.join(f.stem for f in files)}")
+
+    @classmethod
+    def named(cls, spec: str | os.PathLike, folders: Sequence[str | os.PathLike] = ()) -> Mapping:
+        """The mapping file ``spec``, else the mapping of that name in ``folders`` (a labels folder's ``mappings/``) or
+        among the shipped ones (``--mapping conll2003``); ValueError naming those there are when it is neither."""
+        if Path(spec).is_file():
+            return cls.load(spec)
+        files = _mapping_files(folders)
+        for f in files:
+            if f.stem == str(spec):
+                return cls.load(f)
+        raise ValueError(f"--mapping {spec}: no such file, and no mapping of that name "
+                         f"(one of {', '.join(f.stem for f in files)})")
 
     def __call__(self, type_name: str, subtype: str | None = None) -> str:
         if subtype and subtype in self.labels:
             return self.labels[subtype]
         return self.labels.get(type_name, self.default)
+
+
+def _mapping_files(folders: Sequence[str | os.PathLike]) -> list[Path]:
+    """The mapping files of ``folders``, then the shipped ones: what a gold file's mapping is looked for among."""
+    return [f for d in [*folders, MAPPINGS_DIR] for f in sorted(Path(d).glob("*.yaml"))]
 
 
 def detokenize(tokens: Sequence[str]) -> tuple[str, list[tuple[int, int]]]:
@@ -193,23 +210,37 @@ def detokenize(tokens: Sequence[str]) -> tuple[str, list[tuple[int, int]]]:
     return " ".join(tokens), offsets
 
 
-def evaluate(tagger, gold_path: str | os.PathLike, mapping: Mapping | None = None, mode: str = "both",
-             limit: int | None = None, errors_path: str | os.PathLike | None = None,
-             context: int = CONTEXT_SENTENCES) -> dict:
-    """Run the tagger over a gold file; end-to-end strict F1 and/or given-spans token F1, plus a confusion count.
-    ``context``: the document stages read each sentence after the up to ``context`` sentences before it in its
-    document (``run_in_context``; a gold file is running text, and a ``-DOCSTART-`` line begins a document)."""
-    if mode not in ("end-to-end", "given-spans", "both"):
-        raise ValueError(f"mode must be end-to-end, given-spans or both, not {mode!r}")
+def read_documents(gold_path: str | os.PathLike, context: int = CONTEXT_SENTENCES) -> tuple[list[Sentence], set[int]]:
+    """A gold file's sentences, and the indexes of those that begin a document (a ``-DOCSTART-`` line before them).
+    ValueError for a file with no sentence or a line that is not a token and its tag (not a gold file), and, with a
+    ``context``, for a file that marks no documents: the sentences before one may be another document's."""
     if context < 0:
         raise ValueError(f"context must be 0 or more sentences, not {context}")
-    mapping = mapping or Mapping.for_file(gold_path)
     sents, starts = [], set()
     for sent in read_gold(gold_path, boundaries=True):
         if sent.tokens:
             sents.append(sent)
         else:
             starts.add(len(sents))
+    if not sents:
+        raise ValueError(f"{gold_path}: no sentence; a gold file has a token and its tag on each line (CoNLL or "
+                         "token<TAB>tag), a blank line after each sentence")
+    if context and not starts:
+        raise ValueError(f"context {context}: {gold_path} marks no documents (no -DOCSTART- line), so the sentences "
+                         "before one may be another document's; score each sentence alone (context 0)")
+    return sents, starts
+
+
+def evaluate(tagger, gold_path: str | os.PathLike, mapping: Mapping | None = None, mode: str = "both",
+             limit: int | None = None, errors_path: str | os.PathLike | None = None,
+             context: int = CONTEXT_SENTENCES) -> dict:
+    """Run the tagger over a gold file (``read_documents``); end-to-end strict F1 and/or given-spans token F1, plus a
+    confusion count. ``context``: the document stages read each sentence after the up to ``context`` sentences before
+    it in its document (``run_in_context``, as ``uner tag --documents`` reads documents); 0: each sentence alone."""
+    if mode not in ("end-to-end", "given-spans", "both"):
+        raise ValueError(f"mode must be end-to-end, given-spans or both, not {mode!r}")
+    mapping = mapping or Mapping.for_file(gold_path)
+    sents, starts = read_documents(gold_path, context)
     sents = sents[:limit]
     texts, offsets = zip(*(detokenize(s.tokens) for s in sents)) if sents else ((), ())
     gold = [s.tags for s in sents]
@@ -256,14 +287,18 @@ def evaluate_model(gold_path: str | os.PathLike, mapping_path: str | os.PathLike
                    domain: str | None = None, student: bool = False, backend: str = "torch",
                    context: int = CONTEXT_SENTENCES, **config_changes) -> dict:
     """``evaluate`` with a model loaded by name (and ``ensemble`` members, ``MODEL`` or ``MODEL:LABELS_DIR``,
-    voting with equal weights); the mapping from ``mapping_path`` or the gold file's name; the tagger settings
+    voting with equal weights); the mapping ``mapping_path`` (a file or a mapping's name: ``Mapping.named``), else
+    the one of the gold file's name; the tagger settings
     of ``domain`` (default: the labels folder's ``tagger.yaml`` when it has one, else the mapping's domain) with
     ``config_changes`` (TaggerConfig fields) on top. ``student``:
     the student tagger (``model`` its folder, default the shipped one) instead; ``backend``: the teacher's runtime
     (``uner.models.BACKEND_CHOICES``); ``context`` as for ``evaluate``. Adds ``seconds``."""
     t0 = time.time()
     folder = LabelsFolder.of(labels, model)
-    mapper = Mapping.load(mapping_path) if mapping_path else Mapping.for_file(gold_path, [folder.path / MAPPINGS])
+    folder.check_files()  # (a malformed settings or stage file, or not a gold file: one line, before any model loads)
+    read_documents(gold_path, context)
+    mapper = Mapping.named(mapping_path, [folder.path / MAPPINGS]) if mapping_path else \
+        Mapping.for_file(gold_path, [folder.path / MAPPINGS])
     if domain is None and folder.default_domain() is not None:  # the folder's own tagger.yaml: its settings
         config = TaggerConfig.for_labels(folder, **config_changes)
     else:

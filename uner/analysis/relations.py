@@ -6,14 +6,15 @@ the preposition that attaches the argument), or, with no verb, the noun predicat
 on the path ("X, the CEO of Y" → "ceo of"). Coordinated arguments take the role of
 their first conjunct, so both conjuncts get the triple; a ``neg`` dependent of the
 relation word sets ``negated``. ``form`` says where the relation word stands:
-between the arguments (infix), before both (prefix) or after both (suffix).
+between the arguments (infix), before both (prefix) or after both (suffix). ``relation_type`` is the entity type
+that a noun predicate carries in the vocabulary labels ("ceo of": PERSON); a verb relation has none.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 
 from ..io import Record
@@ -100,9 +101,11 @@ def relation_phrase(path: list, span_a, span_b) -> tuple[str, object] | None:
     return " ".join(words), head
 
 
-def sentence_relations(sent, args: Sequence[tuple[object, Argument]], sentence_id: int,
-                       max_path: int = 5) -> Iterator[Triple]:
-    """Triples for every ordered pair (by position) of argument spans of one sentence linked by the parse."""
+def sentence_relations(sent, args: Sequence[tuple[object, Argument]], sentence_id: int, max_path: int = 5,
+                       type_of: Callable[[str], str | None] = lambda word: None) -> Iterator[Triple]:
+    """Triples for every ordered pair (by position) of argument spans of one sentence linked by the parse.
+    ``relation_type`` is ``type_of`` the relation's head when that is a noun predicate ("ceo of"); a verb has none
+    (its vocabulary labels are those of the nouns it keeps company with: "treat" reads DRUG)."""
     for i, (span_a, arg_a) in enumerate(args):
         for span_b, arg_b in args[i + 1 :]:
             if span_a.end > span_b.start:  # overlapping arguments
@@ -120,7 +123,8 @@ def sentence_relations(sent, args: Sequence[tuple[object, Argument]], sentence_i
             words, head = phrase
             negated = any(c.dep_ == "neg" for t in (head, *path[top : top + 1]) for c in t.children)
             form = "infix" if span_a.end <= head.i < span_b.start else ("prefix" if head.i < span_a.start else "suffix")
-            yield Triple(arg_a, words, arg_b, sentence_id, path_string(path, top), negated, form)
+            yield Triple(arg_a, words, arg_b, sentence_id, path_string(path, top), negated, form,
+                         None if head.pos_ == "VERB" else type_of(head.lemma_.lower()))
 
 
 class RelationExtractor:
@@ -134,13 +138,16 @@ class RelationExtractor:
         self.relations = relations
         self._index = {t: i for i, t in enumerate(tagger.mlm.vocab)}
 
-    def relation_type(self, words: str) -> str | None:
-        """The entity type the relation's head term carries in the vocabulary labels, if any."""
-        i = self._index.get(words.split()[0])
-        dist = self.tagger.scorer.dist
-        if i is None or not dist[i].any():
+    def relation_type(self, word: str) -> str | None:
+        """The entity type a word carries in the vocabulary labels, summed over each type's labels as the tagger
+        sums them; None for an unlabelled word or one whose strongest type is not an entity's (OTHER)."""
+        i = self._index.get(word)
+        if i is None:
             return None
-        return self.tagger.types.parent(self.tagger.scorer.labels[int(dist[i].argmax())])
+        scorer = self.tagger.scorer
+        types = scorer.dist[i] @ scorer.rollup
+        best = int(types.argmax())
+        return scorer.type_names[best] if types[best] > 0 and best not in scorer.not_entity else None
 
     def extract(self, texts: Iterable[str], batch_size: int = 32) -> Iterator[list[Triple]]:
         """Triples per text, in order."""
@@ -175,12 +182,11 @@ class RelationExtractor:
         out = []
         for n, sent in enumerate(doc.sents):
             args = [(s, a) for s, a in spans if sent.start <= s.start < sent.end]
-            for triple in sentence_relations(sent, args, n):
+            for triple in sentence_relations(sent, args, n, type_of=self.relation_type):
                 if self.type_pairs and (triple.e1.type, triple.e2.type) not in self.type_pairs:
                     continue
                 if self.relations and triple.relation.split()[0] not in self.relations:
                     continue
-                triple.relation_type = self.relation_type(triple.relation)
                 out.append(triple)
         return out
 

@@ -19,11 +19,13 @@ def tagger_config(domain: Optional[str], span_policy: Optional[str] = None, min_
                   top_k: Optional[int] = None, model: Optional[str] = None, labels: Optional[Path] = None,
                   stages: Optional[str] = None):
     """The domain's TaggerConfig (default: the one the labels were made for) with the options given on the
-    command line; exit 2 on a bad value."""
+    command line; exit 2 on a bad value or a malformed file of the labels folder (``LabelsFolder.check_files``)."""
     changes = {k: v for k, v in (("span_policy", span_policy), ("min_score", min_score), ("top_k", top_k),
                                  ("stages", parse_stages(stages))) if v is not None}
+    folder = LabelsFolder.of(labels, model)
     try:
-        return TaggerConfig.for_labels(LabelsFolder.of(labels, model), domain, **changes)
+        folder.check_files()
+        return TaggerConfig.for_labels(folder, domain, **changes)
     except ValueError as exc:  # (LabelError too)
         fail(str(exc))
 

@@ -38,6 +38,7 @@ class LazyCommands(TyperGroup):
         return self.commands.get(name)
 
 
+# Help text is Rich markup: a bracket that reads as a tag is escaped ("pip install 'uner\\[ray]'") or Rich drops it.
 app = typer.Typer(cls=LazyCommands, add_completion=False, no_args_is_help=True,
                   help="Unsupervised NER with masked language models.")
 
@@ -73,7 +74,7 @@ MinScoreOpt = Annotated[Optional[float], typer.Option(
                             "student: its confidence on the teacher's scale) exceeds this.")]
 BackendOpt = Annotated[str, typer.Option(
     help="The masked LM's runtime: torch | onnx (ONNX Runtime, int8 weights by default: faster on a CPU without "
-         "AMX; pip install 'uner[onnx]'; the graph is built once into the user cache) | auto (onnx where it measured "
+         "AMX; pip install 'uner\\[onnx]'; the graph is built once into the user cache) | auto (onnx where it measured "
          "faster on this CPU, once, cached).")]
 TopKOpt = Annotated[Optional[int], typer.Option(
     min=1, help="Descriptors per masked input (default: the domain's: general 10, biomedical 5).")]

@@ -46,7 +46,7 @@ def distill(
     domain: DomainOpt = None,
     workers: Annotated[Optional[int], _opt(DistillConfig, "workers", "Teacher processes.")] = None,
     backend: Annotated[Optional[str], _opt(DistillConfig, "backend", "The teacher's runtime: torch | onnx (ONNX "
-                                           "Runtime, int8; pip install 'uner[onnx]') | auto (the faster on this "
+                                           "Runtime, int8; pip install 'uner\\[onnx]') | auto (the faster on this "
                                            "CPU, measured once).")] = None,
     min_score: Annotated[Optional[float], _opt(SelectConfig, "min_score", "Teacher share an entity needs to be "
                                                                          "learned (below: missing, not 'O').")] = None,

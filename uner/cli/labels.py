@@ -40,9 +40,11 @@ def _reported() -> Iterator[None]:
 
 @labels_app.command("validate")
 def labels_validate(folder: LabelsDir = None, model: ModelOpt = None) -> None:
-    """Check types.yaml, clusters.yaml and terms.tsv; every problem as FILE:LINE, exit 2 if any."""
+    """Check types.yaml, clusters.yaml, terms.tsv and what a tagger reads besides (tagger.yaml, calibration.yaml,
+    stages/*.yaml); every problem as FILE:LINE, exit 2 if any."""
     with _reported():
         labels = LabelsFolder.existing(folder)
+        labels.check_files()
         review = labels.load_review(model)
         terms = labels.load_terms(review.types)
     typer.echo(f"{labels.path}: ok ({len(review.clusters)} clusters, {review.confirmed} confirmed, "
@@ -121,7 +123,7 @@ def _entity_vectors(table: LabelTable, types: TypeHierarchy, terms: list[tuple[s
 
 @labels_app.command("add-types")
 def labels_add_types(
-    types_file: Annotated[Path, typer.Argument(help="Your types: TYPE: [seed terms], or TYPE: {parent, description, seeds}.")],
+    types_file: Annotated[Path, typer.Argument(help="Your types: TYPE: \\[seed terms], or TYPE: {parent, description, seeds}.")],
     folder: LabelsDir = None,
     replace: Annotated[bool, typer.Option(help="Your types instead of the folder's (not-entity labels kept).")] = False,
 ) -> None:

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._engine import TAG_ENGINES, AddressOpt, CpusPerActorOpt, NumActorsOpt, TagEngineOpt, engine_settings
+from ._engine import TAG_ENGINES, AddressOpt, CpusPerActorOpt, NumActorsOpt, TagEngineOpt, engine_settings, tag_engine
 from ._util import (BackendOpt, DomainOpt, EnsembleOpt, LabelsOpt, MinScoreOpt, ModelOpt, SpanPolicyOpt, StagesOpt, TopKOpt, app,
                     check_paths, fail, parse_stages)
 
@@ -34,6 +34,11 @@ def tag(
     explain: Annotated[bool, typer.Option(help="Add the descriptors that voted, with logits and labels.")] = False,
     resume: Annotated[bool, typer.Option(help="Continue an interrupted run of the same command (the same "
                                                       "input and settings, else exit 2).")] = False,
+    documents: Annotated[bool, typer.Option(
+        help="The input is documents of several lines (sentences): a blank line ends one in a .txt, a JSONL record "
+             "belongs to the one of the records before it with the same 'doc' field. Each line is still tagged and "
+             "written on its own; the document stages (abbreviations, repeated names) also read it after up to 20 "
+             "lines before it in its document, as uner eval --context 20 reads a gold file.")] = False,
     stop_descriptors: Annotated[Optional[Path], typer.Option(help="Descriptors to ignore, whitespace-separated.")] = None,
     engine: TagEngineOpt = None,
     workers: NumActorsOpt = None,
@@ -53,22 +58,28 @@ def tag(
     from ..tagger import SetupError, TagOptions, WriteError, tag_file
     from ..tagger.records import ModelFailure
     from ._load import tagger_config
-    if engine == "student" and ensemble:
-        fail("--ensemble combines masked-LM taggers; it does not apply to --engine student")
-    config = tagger_config(domain, span_policy, min_score, top_k, model, labels, stages)
-    tagger_kwargs = {"model": model, "labels": labels, "config": config, "stop_descriptors": stop_descriptors,
-                     "dtype": dtype, "backend": backend, "threads": threads, "ensemble": tuple(ensemble or ())}
-    if engine == "student":  # (its settings come from its own folder; --stages overrides them)
-        tagger_kwargs = {"model": model, "stages": parse_stages(stages), "min_score": min_score}
     settings = engine_settings(engine, TAG_ENGINES, num_cpus_per_actor, address)
+    teacher_options = [name for name, given in (
+        ("--ensemble", ensemble), ("--explain", explain), ("--inline", inline), ("--domain", domain),
+        ("--span-policy", span_policy), ("--top-k", top_k), ("--stop-descriptors", stop_descriptors),
+        ("--backend", backend != "torch"), ("--dtype", dtype != "auto")) if given]
+    chosen, runner, student = tag_engine(engine, model, labels, teacher_options)
+    if chosen == "student":  # (its settings come from its own folder; --stages overrides them)
+        tagger_kwargs = {"model": student, "stages": parse_stages(stages), "min_score": min_score}
+    else:
+        config = tagger_config(domain, span_policy, min_score, top_k, model, labels, stages)
+        tagger_kwargs = {"model": model, "labels": labels, "config": config, "stop_descriptors": stop_descriptors,
+                         "dtype": dtype, "backend": backend, "threads": threads, "ensemble": tuple(ensemble or ())}
     try:
-        errors = tag_file(input, out, tagger_kwargs, input_format=input_format, output_format=output_format,
+        tagged = tag_file(input, out, tagger_kwargs, input_format=input_format, output_format=output_format,
                           options=TagOptions(inline, batch_size, explain, max_chars), resume=resume, workers=workers,
-                          runner=engine, encoding=encoding, runner_settings=settings)
+                          runner=runner, encoding=encoding, runner_settings=settings, documents=documents)
     except (SetupError, ModelFailure) as exc:
         fail(str(exc))
     except WriteError as exc:  # (the partial file keeps its whole records: --resume continues it)
         fail(str(exc), 3)
-    if errors:
-        typer.echo(f"uner: {errors} input line(s) had errors (see the 'error' fields)", err=True)
+    if not tagged.records:
+        typer.echo(f"uner: {input}: no lines to tag", err=True)
+    if tagged.errors:
+        typer.echo(f"uner: {tagged.errors} input line(s) had errors (see the 'error' fields)", err=True)
         raise typer.Exit(1)

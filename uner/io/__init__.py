@@ -11,12 +11,13 @@ from .corpus import TOKEN_FILE_SUFFIXES, Sentence, Source, is_token_file, open_t
 from .distributed import (INSTALL_HINT, MissingExtra, RayOptions, actor_count, batch_records, connect, local_path,
                           map_records, require_ray)
 from .inputs import FileRecords, input_files
-from .records import InputError, Record, batched, check_input, input_format, load_vectors, read_records
+from .records import (InputError, Record, batched, begins_document, check_input, input_format, load_vectors,
+                      read_records)
 
 __all__ = [
     "INSTALL_HINT", "TOKEN_FILE_SUFFIXES", "FileRecords", "InputError", "MissingExtra", "RayOptions", "Record",
     "Sentence", "Source", "actor_count", "atomic_dir", "atomic_path", "atomic_write_text", "batch_records",
-    "batched", "check_input", "check_output", "connect", "input_files", "input_format", "is_token_file",
-    "load_vectors", "local_path", "map_records", "open_text", "read_paragraphs", "read_records", "read_token_file",
-    "require_ray", "save_npy", "write_npz",
+    "batched", "begins_document", "check_input", "check_output", "connect", "input_files", "input_format",
+    "is_token_file", "load_vectors", "local_path", "map_records", "open_text", "read_paragraphs", "read_records",
+    "read_token_file", "require_ray", "save_npy", "write_npz",
 ]

@@ -18,10 +18,16 @@ import numpy as np
 
 
 @contextmanager
-def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
-    """A temporary path beside ``path`` that replaces it only if the block succeeds."""
+def atomic_path(path: str | os.PathLike, resumable: bool = False) -> Iterator[Path]:
+    """A temporary path beside ``path`` that replaces it only if the block succeeds. ``resumable``: the path is
+    ``PATH.part`` and stays when the block fails, so that a long job that appends to it continues where it stopped."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
+    if resumable:
+        part = target.with_name(target.name + ".part")
+        yield part
+        os.replace(part, target)
+        return
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=target.suffix, dir=target.parent)
     os.close(fd)
     try:

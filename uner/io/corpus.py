@@ -58,7 +58,8 @@ def read_token_file(path: str | Path, tags: bool = True) -> Iterator[Sentence]:
     ``token<TAB>tag`` (tab-separated when a line has a tab, so a token may hold spaces); plain, gzip or xz.
     The token is a line's first column, the tag its last. Blank lines (BOM-only ones too: WNUT-17 has them)
     end a sentence; a ``-DOCSTART-`` line (even after a BOM) yields an empty Sentence, a document boundary.
-    ``tags=False``: tokens only, and a line may hold the token alone; else ValueError naming PATH:LINE."""
+    ``tags=False``: tokens only, and a line may hold the token alone; else ValueError naming PATH:LINE for a line
+    whose last column is not an IOB tag (O, B-TYPE, I-TYPE)."""
     tokens: list[str] = []
     found: list[str] = []
     with open_text(path) as f:
@@ -73,9 +74,10 @@ def read_token_file(path: str | Path, tags: bool = True) -> Iterator[Sentence]:
                 continue
             cols = line.split("\t") if "\t" in line else line.split()
             if tags:
-                if len(cols) < 2:
-                    raise ValueError(f"{path}:{n}: expected a token and a tag")
-                found.append(cols[-1].strip())
+                tag = cols[-1].strip() if len(cols) > 1 else ""
+                if tag != "O" and tag[:2] not in ("B-", "I-"):
+                    raise ValueError(f"{path}:{n}: expected a token and its tag (O, B-TYPE or I-TYPE): not a gold file")
+                found.append(tag)
             tokens.append(cols[0].strip())
     if tokens:
         yield Sentence(tokens, found)

@@ -19,6 +19,7 @@ import numpy as np
 from .corpus import open_text
 
 T = TypeVar("T")
+BINARY_SNIFF = 8192  # a file with a NUL character among its first this many is binary (as git and grep judge)
 
 
 class InputError(ValueError):
@@ -36,6 +37,20 @@ class Record:
     fields: dict
     error: str | None = None
     file: str | None = None
+
+
+DOC_FIELD = "doc"  # the JSONL field whose value a document's records share (``uner tag --documents``)
+
+
+def begins_document(rec: Record, before: Record | None) -> bool:
+    """Whether ``rec`` begins a document, where the consecutive records of one make it (``uner tag --documents``):
+    the first record of a file; a text line after a blank one (a blank line ends a document); a JSONL record whose
+    ``doc`` field is missing or not the record's before (a record without one is a document of its own)."""
+    if before is None or rec.file != before.file:
+        return True
+    if not rec.fields and not before.fields:  # (text lines)
+        return not before.text.strip()
+    return rec.fields.get(DOC_FIELD) is None or rec.fields.get(DOC_FIELD) != before.fields.get(DOC_FIELD)
 
 
 def input_format(path: str, given: str | None = None) -> str:
@@ -66,8 +81,18 @@ def _open_lines(path: str, encoding: str) -> IO[str]:
     if encoding.replace("_", "-").lower() in ("utf-8", "utf8"):
         encoding = "utf-8-sig"
     if path == "-":
-        return io.TextIOWrapper(sys.stdin.buffer, encoding=encoding, errors="surrogateescape", newline="\n")
+        stdin = sys.stdin.buffer
+        stdin = stdin if hasattr(stdin, "peek") else io.BufferedReader(stdin)  # (peeked: ``_binary``)
+        return io.TextIOWrapper(stdin, encoding=encoding, errors="surrogateescape", newline="\n")
     return open_text(path, encoding, errors="surrogateescape", newline="\n")
+
+
+def _binary(handle: IO[str]) -> bool:
+    """Whether the text ``handle`` opens a binary file: a NUL character in its first ``BINARY_SNIFF`` bytes, decoded
+    in its encoding (UTF-16 text holds NUL bytes, not characters); peeked, so nothing is consumed, and a stream waits
+    only for its first data."""
+    head = handle.buffer.peek(BINARY_SNIFF)[:BINARY_SNIFF]
+    return "\0" in codecs.getincrementaldecoder(handle.encoding)("surrogateescape").decode(head)
 
 
 def _surrogate(text: str) -> int | None:
@@ -83,7 +108,9 @@ def read_records(path: str, fmt: str | None = None, text_field: str = "text",
     Lines end at a newline (a carriage return before it is dropped), so there is one record per line as ``wc -l``
     counts them. A malformed JSONL line or a line that is not valid ``encoding`` raises InputError
     naming ``FILE:LINE``, or with ``keep_bad`` comes back as a record whose ``error`` says so (so
-    outputs keep one line per input line); nothing is decoded with replacement characters.
+    outputs keep one line per input line); nothing is decoded with replacement characters. A binary file (a NUL
+    character in its first ``BINARY_SNIFF`` bytes: an executable, an image) is not read line by line: InputError,
+    or with ``keep_bad`` one record whose ``error`` says so.
     """
     kind = input_format(path, fmt)
     try:
@@ -94,6 +121,12 @@ def read_records(path: str, fmt: str | None = None, text_field: str = "text",
     handle = _open_lines(path, encoding)
     name = "<stdin>" if path == "-" else path
     try:
+        if _binary(handle):
+            problem = f"{name}: a binary file (a NUL character in its first {BINARY_SNIFF:,} bytes), not text: not read"
+            if not keep_bad:
+                raise InputError(problem)
+            yield Record(1, "1", "", {}, problem)
+            return
         for n, line in enumerate(handle, 1):
             line = line.removesuffix("\n").removesuffix("\r")
             problem = None
@@ -123,10 +156,10 @@ def read_records(path: str, fmt: str | None = None, text_field: str = "text",
             else:
                 raise InputError(problem)
     finally:
-        if path == "-":
-            handle.detach()  # leave sys.stdin open
-        else:
+        if path != "-":
             handle.close()
+        elif not handle.closed:  # leave sys.stdin open (once closed, by whoever gave it, there is nothing to leave)
+            handle.detach()
 
 
 def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:

@@ -21,7 +21,7 @@ import numpy as np
 import yaml
 
 from ..io import atomic_write_text
-from .problems import LabelError
+from .problems import LabelError, read_yaml
 
 
 @dataclass(frozen=True)
@@ -51,10 +51,7 @@ class Calibration:
         """Read ``calibration.yaml``; LabelError naming the file for a malformed entry or an unknown type (or, in
         ``subtype_shares``, label)."""
         path = Path(path)
-        try:
-            doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError as exc:
-            raise LabelError([f"{path}:1: not valid YAML ({exc})"]) from None
+        doc = read_yaml(path)
         problems: list[str] = []
         sections = {}
         for key, low, high, known in (("type_weights", 0.0, 100.0, known_types), ("min_scores", 0.0, 1.0, known_types),

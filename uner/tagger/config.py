@@ -58,7 +58,7 @@ class TaggerConfig:
     context_margin: float = 0.3  # a span whose short inputs alone give its top type this lead over the next (share
     #                              of their votes) is not asked in its sentence (CS, name in context), which hold
     #                              most of the tokens; 0 asks every span. 0.3 chosen on CoNLL dev (0.25 cost 0.7
-    #                              given spans), checked on WNUT, BC5CDR: docs/accuracy.md §5.9
+    #                              given spans), checked on WNUT, BC5CDR: docs/log/accuracy.md §5.9
     cs_weight: float = 0.2  # share of the context-dependent votes when both inputs are used (CI gets the rest)
     min_score: float = 0.2  # a span is an entity only when its top type's share of the votes exceeds this
     subtype_share: float = 0.3  # a subtype is reported when it holds at least this share of its type's votes
@@ -73,7 +73,7 @@ class TaggerConfig:
     hyphen_words: bool = True  # a word written with a hyphen inside ("support-vector", "Kullback-Leibler"), which the
     #                            parser splits, is never cut by a candidate span's edge
     #                            (``uner.conventions.hyphen_words``; CoNLL, WNUT, JNLPBA and the five CrossNER dev
-    #                            splits up: docs/accuracy.md §7)
+    #                            splits up: docs/log/accuracy.md §7)
     name_numbers: bool = False  # a number that the parse attaches to the name next to it is part of it ("2012 Summer
     #                             Olympics", "Voyager 2"; ``uner.conventions.name_numbers``); news tables keep it off
     descriptor_weight: float = 0.0  # share of a name's votes from the common noun in apposition with it ("the album
@@ -86,7 +86,7 @@ class TaggerConfig:
     inner_names: bool = False  # a container candidate ("lithium therapy") gives way to its inner name (``tagger.inner``)
     head_joins: bool = False  # "named"/"names" policies: a name after a common word also joins the next name across
     #                           the labels' ``stages/head_joins.yaml`` words ("Grammy Award for Best Rock Album";
-    #                           CrossNER dev +0.7-1.3 points per domain, news within 0.05: docs/accuracy.md §7)
+    #                           CrossNER dev +0.7-1.3 points per domain, news within 0.05: docs/log/accuracy.md §7)
 
     domain: str = "general"  # the domain whose defaults the other fields start from (``for_domain``)
 
@@ -201,7 +201,7 @@ DOMAINS: dict[str, dict] = {
                    "head_weight": 0.3, "subtype_share": 0.2, "name_weight": 0.0, "name_not_entity": 1.0,
                    # every span is asked in its sentence: the short templates' lead does not tell a protein from a
                    # DNA or RNA, the sentence does (JNLPBA dev given spans 0.539 -> 0.581; BC5CDR, NCBI-disease,
-                   # BC2GM level; the teacher's time: docs/accuracy.md §3.13)
+                   # BC2GM level; the teacher's time: docs/log/accuracy.md §3.13)
                    "context_margin": 0.0,
                    # abstracts define abbreviations, "congestive heart failure (CHF)": the short form takes the long
                    # form's type (not the news conventions, titles and sports sides; BC5CDR, NCBI-disease dev) and names
@@ -211,7 +211,7 @@ DOMAINS: dict[str, dict] = {
                    # joins, which make "ataxia" and "telangiectasia" one), its hyphenated compounds made one ("Wiskott -
                    # Aldrich syndrome"; §3.15) and the pieces a hyphen joins ("caspase - 9"; a name so joined bounded
                    # again by the phrases, "NF - kappa B"; §3.24), without the gradable words
-                   # that open them ("severe heart failure"; docs/accuracy.md §3.9, §3.10) or the counts ("15 renal
+                   # that open them ("severe heart failure"; docs/log/accuracy.md §3.9, §3.10) or the counts ("15 renal
                    # tumours"; §3.15), without the gene words that the tagged corpus rarely tags ("protein"; §3.14),
                    # the names a therapy, group, dose or gene's expression holds coming out of it ("olanzapine
                    # treatment", "VEGF transcription"; §3.20, §3.31) and the
@@ -230,7 +230,7 @@ DOMAINS: dict[str, dict] = {
                               "coordinated_heads", "trailing_heads", "head_subtypes", "named_lines",
                               "repeated_names"),
                    # "lithium therapy", "ketoprofen group": the drug inside a therapy or a group is the entity
-                   # (chosen on BC5CDR dev; NCBI-disease, JNLPBA, BC2GM dev measured; docs/accuracy.md §3.7)
+                   # (chosen on BC5CDR dev; NCBI-disease, JNLPBA, BC2GM dev measured; docs/log/accuracy.md §3.7)
                    "inner_names": True},
 }
 

@@ -253,8 +253,9 @@ class Tagger(BaseTagger):
                  else folder.stop_descriptors())
         types = folder.load_types()
         known = [types.parent(lab) for lab in table.labels]
+        stages = load_stages(config.stages, str(folder.path))  # (a malformed stage file names itself)
         try:
-            check_stage_types(load_stages(config.stages, str(folder.path)), known)
+            check_stage_types(stages, known)
         except ValueError as exc:
             raise ValueError(f"{folder.tagger_path}: {exc}") from None
         if config.inner_names:

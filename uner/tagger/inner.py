@@ -11,7 +11,7 @@ is a number), replaces the candidate. "heart failure" stays whole (the corpus ti
 disease" stays whole (its label, DISEASE, is no container).
 
 Switched on per domain (``TaggerConfig.inner_names``); the settings and the container labels are the labels'
-``stages/inner_names.yaml``, with the tags an inner name may end in (docs/accuracy.md §3.7 for how they were
+``stages/inner_names.yaml``, with the tags an inner name may end in (docs/log/accuracy.md §3.7 for how they were
 chosen).
 """
 

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import traceback
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ..io import Record
 from ..models import MODEL_FAILURES, release_memory
 from ..spans import parse_inline
 from .core import BaseTagger, PredictionCache
+from .scoring import Entity
+from .stages import DOCUMENT_CONTEXT, run_in_context
 
 CACHE_BLOCK = 128  # documents whose identical masked inputs go through the model once (one prediction cache); small,
-# so that memory stays flat on long runs (1,024 grew the teacher by about 0.7 MB per paragraph: docs/accuracy.md)
+# so that memory stays flat on long runs (1,024 grew the teacher by about 0.7 MB per paragraph: docs/log/accuracy.md)
 
 
 class ModelFailure(RuntimeError):
@@ -66,6 +69,22 @@ def _given_spans(rec: Record) -> list[tuple[int, int]]:
     if spans is None or any(not 0 <= a < b <= len(rec.text) for a, b in spans):
         raise ValueError(f"line {rec.line}: 'spans' must be [start, end] character offsets inside the text")
     return spans
+
+
+def in_documents(results: Iterable[dict], starts: set[int], stages: Sequence[str], folder: str | None = None,
+                 options: TagOptions = TagOptions()) -> Iterator[dict]:
+    """Output records (``tag_records``' with ``options``), in order, with the document stages among ``stages`` (with
+    the word lists of the labels ``folder``) run over the records of each document as ``uner eval --context`` runs
+    them over a gold file's sentences: one function, ``run_in_context``, reading ``DOCUMENT_CONTEXT`` records back.
+    ``starts``: the indexes of the records that begin a document; it may fill as the results are drawn (an index is
+    read once its record's result is in) and is emptied behind them."""
+    texts, found, records = itertools.tee(results, 3)
+    entities = ([Entity(**{**e, "stages": tuple(e.get("stages", ()))}) for e in rec["entities"]] for rec in found)
+    in_context = run_in_context((r["text"] for r in texts), entities, stages, folder, DOCUMENT_CONTEXT, starts)
+    for i, (rec, ents) in enumerate(zip(records, in_context)):
+        starts.discard(i)  # (run_in_context has read it)
+        rec["entities"] = [e.to_dict(options.explain, options.rejected) for e in ents]
+        yield rec
 
 
 def tag_records(tagger: BaseTagger, records: Iterable[Record], *, inline: bool = False, batch_size: int = 64,

@@ -16,14 +16,19 @@ from typing import Protocol
 import torch
 
 from ..io import RayOptions, Record, actor_count, batch_records, batched, connect, local_path, map_records, require_ray
+from ..labels import LabelsFolder
 from ..models import resolve_model
 from ..spans import load_spacy
+from .config import TaggerConfig
 from .loading import load_tagger
 from .records import ModelFailure, TagOptions, tag_records
 
 
 class Runner(Protocol):
-    """Tags records in order; ``nlp`` is a spaCy pipeline that tokenizes as the tagging did (CoNLL output)."""
+    """Tags records in order; ``nlp`` is a spaCy pipeline that tokenizes as the tagging did (CoNLL output),
+    ``stages`` the post-typing stages its tagger runs with the labels folder whose word lists they read (what a
+    document pass runs after it: ``records.in_documents``). ``threads``: the torch threads each copy of its model
+    runs with, for the ``tagger_kwargs`` and settings it would be made with (None: they do not matter)."""
 
     def __init__(self, tagger_kwargs: dict, options: TagOptions, workers: int | None = 1) -> None: ...
 
@@ -31,6 +36,12 @@ class Runner(Protocol):
 
     @property
     def nlp(self): ...
+
+    @property
+    def stages(self) -> tuple[tuple[str, ...], str | None]: ...
+
+    @classmethod
+    def threads(cls, tagger_kwargs: dict, **settings) -> int | None: ...
 
 
 class SerialRunner:
@@ -47,8 +58,23 @@ class SerialRunner:
     def nlp(self):
         return self.tagger.nlp
 
+    @property
+    def stages(self) -> tuple[tuple[str, ...], str | None]:
+        return self.tagger.stages, self.tagger.stage_folder
+
+    @classmethod
+    def threads(cls, tagger_kwargs: dict, **settings) -> int | None:
+        return tagger_kwargs.get("threads") or torch.get_num_threads()
+
 
 _WORKER: dict = {}
+
+
+def teacher_stages(tagger_kwargs: dict) -> tuple[tuple[str, ...], str]:
+    """The post-typing stages of the teacher that ``tagger_kwargs`` load, with the labels folder whose word lists
+    they read, as ``Tagger.from_pretrained`` finds them, without loading it: for a runner whose workers load it."""
+    folder = LabelsFolder.of(tagger_kwargs.get("labels"), tagger_kwargs.get("model"))
+    return (tagger_kwargs.get("config") or TaggerConfig.for_labels(folder)).stages, str(folder.path)
 
 
 def check_models(tagger_kwargs: dict) -> None:
@@ -93,6 +119,14 @@ class ProcessRunner:
     def nlp(self):
         return load_spacy()
 
+    @property
+    def stages(self) -> tuple[tuple[str, ...], str]:
+        return teacher_stages(self.tagger_kwargs)
+
+    @classmethod
+    def threads(cls, tagger_kwargs: dict, **settings) -> int:
+        return tagger_kwargs.get("threads") or 1  # (``_worker_init``)
+
 
 class _RayTagger:
     """One Ray actor's tagger: built once, when the actor starts; each call tags one batch of input rows."""
@@ -131,6 +165,14 @@ class RayRunner:
     def nlp(self):
         return load_spacy()
 
+    @property
+    def stages(self) -> tuple[tuple[str, ...], str]:
+        return teacher_stages(self.tagger_kwargs)
+
+    @classmethod
+    def threads(cls, tagger_kwargs: dict, *, num_cpus_per_actor: float = 1.0, **settings) -> int:
+        return tagger_kwargs.get("threads") or RayOptions(num_cpus_per_actor=num_cpus_per_actor).threads
+
 
 class StudentRunner(SerialRunner):
     """The student tagger (``uner distill``) in this process instead of the masked LM: ``tagger_kwargs["model"]``
@@ -143,17 +185,34 @@ class StudentRunner(SerialRunner):
         self.tagger = load_tagger(engine="student", **{k: tagger_kwargs.get(k) for k in ("model", "stages", "min_score")})
         self.options = options
 
+    @classmethod
+    def threads(cls, tagger_kwargs: dict, **settings) -> None:
+        return None  # (no torch model)
+
 
 RUNNERS: dict[str, type[Runner]] = {"serial": SerialRunner, "processes": ProcessRunner, "ray": RayRunner,
                                     "student": StudentRunner}
 
 
-def make_runner(tagger_kwargs: dict, options: TagOptions, workers: int | None = 1, name: str | None = None,
-                **settings) -> Runner:
-    """The runner called ``name`` (default: serial for one worker, processes for more) with ``workers`` copies
-    of the model (None: the runner's default, one per CPU); ``settings`` go to it (Ray: ``num_cpus_per_actor``,
-    ``address``)."""
+def runner_name(name: str | None, workers: int | None = 1) -> str:
+    """The runner called ``name``, by default serial for one worker and processes for more; ValueError for a name
+    not in ``RUNNERS``."""
     name = name or ("serial" if (workers or 1) == 1 else "processes")
     if name not in RUNNERS:
         raise ValueError(f"unknown runner {name!r} ({', '.join(RUNNERS)})")
-    return RUNNERS[name](tagger_kwargs, options, workers, **settings)
+    return name
+
+
+def make_runner(tagger_kwargs: dict, options: TagOptions, workers: int | None = 1, name: str | None = None,
+                **settings) -> Runner:
+    """The runner called ``name`` (``runner_name``) with ``workers`` copies of the model (None: the runner's
+    default, one per CPU); ``settings`` go to it (Ray: ``num_cpus_per_actor``, ``address``)."""
+    return RUNNERS[runner_name(name, workers)](tagger_kwargs, options, workers, **settings)
+
+
+def placement(tagger_kwargs: dict, workers: int | None = 1, name: str | None = None, **settings) -> dict:
+    """Of where a run tags, what shapes its records (for the record of a run, ``partial.run_record``): the runner
+    (a process pool cuts its batches and caches per chunk) and the torch threads of each copy of the model (they
+    size its batches and order its sums: scores move in the 4th decimal); not how many copies run."""
+    name = runner_name(name, workers)
+    return {"engine": name, "threads": RUNNERS[name].threads(tagger_kwargs, **settings)}

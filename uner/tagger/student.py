@@ -81,6 +81,7 @@ class Student:
             raise FileNotFoundError(hint or f"{folder}: not a student pipeline folder (no meta.json); train one "
                                             "with uner distill")
         settings = LabelsFolder(folder)  # (its tagger.yaml: the domain the teacher taught with, maybe its stages)
+        settings.check_files()  # (a malformed one, or a malformed stage file: one line naming it, before the load)
         try:
             stages = settings.stages() if stages is None else stages
             return cls(spacy.load(folder), stages, settings.default_domain() or "general", str(folder),

@@ -26,7 +26,7 @@ from .memo import Memo
 from .phrases import cached_tokens, tokens
 
 COLUMNS = ("shape", "type", "subtype", "words", "seen", "precision", "exceptions")
-RUN = 2  # (runs cut to one, two, three marks: the student's BC2GM dev 0.434, 0.439, 0.437; docs/accuracy.md §3.26)
+RUN = 2  # (runs cut to one, two, three marks: the student's BC2GM dev 0.434, 0.439, 0.437; docs/log/accuracy.md §3.26)
 _RUNS = re.compile(r"(.)\1{%d,}" % RUN)
 _MARKS = str.maketrans(string.ascii_uppercase + string.ascii_lowercase + string.digits, "X" * 26 + "x" * 26 + "d" * 10)
 _SHAPE_MARKS = frozenset("Xxd")

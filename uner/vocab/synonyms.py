@@ -1,77 +1,342 @@
-"""Synonym candidates: graph neighbours re-ranked by co-prediction in masked contexts (docs/design.md §3.4).
+"""Synonym candidates read off the MLM at the term's place (docs/design.md §3.4).
 
-Candidates for a term are its mutual neighbours in the directed graph, then its
-one-way out-neighbours. With a corpus, every sentence holding the term is masked
-there and the MLM's top predictions are counted: a candidate the model predicts
-in the term's own contexts is a better synonym. The evidence is kept.
+A term's contexts are the sentences of a corpus that hold it, and always ``FRAMES`` (short sentences written for
+uner, the term in each) and the pattern sentences below, so that no corpus is needed. The MLM is read at the term's
+place in them twice:
+
+- masked (the term hidden): the predictions counted over the corpus contexts (co-prediction) are the words that
+  fit where the term stands;
+- in view (a term of one vocabulary token): the distribution over the vocabulary at the term's own position is what
+  the model reads the term as, its substitutes; averaged over the contexts, so that every sense has its say.
+
+A candidate's score adds the log of its mean substitute probability, its cosine to the term in the input embeddings
+(a single row, never the neighbour graph) and its co-prediction. Patterns answered by the MLM weigh in: what it
+predicts in ``SYNONYM_PATTERNS`` ("X, also called [MASK]") is promoted, what it predicts more in
+``CONTRAST_PATTERNS`` ("not X but [MASK]") than there is demoted; with a corpus, its dependency parse adds what was
+written: a candidate met in a contrastive construction with the term ("X or Y", "from X to Y", "X rather than Y",
+"not X but Y", "X versus Y") is demoted, one in apposition ("X (Y)", "X, also called Y") or "X and also Y" promoted.
+A term outside the vocabulary (a phrase, a word the tokenizer splits) has no substitutes or cosine: the masked
+readings alone rank its candidates.
+
+Candidates are whole vocabulary words of three letters or more (no stop word, no "pt"). Inflections and derivations
+fold onto one lemma (spaCy's lemmatizer, and regular English endings): the term's own family is never returned, and
+a candidate's forms are listed under its lemma (else its shortest form). The evidence is kept in every record.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
 
 from ..models import Backend
-from .graph import NeighbourGraph
+from ..spans import load_spacy
+
+SYNONYM_PATTERNS = ("{x}, also called {m}.", "{x} and also {m}.", "{x} ({m})")
+CONTRAST_PATTERNS = ("{x} or {m}", "from {x} to {m}", "not {x} but {m}", "{x} rather than {m}", "{x} versus {m}")
+FRAMES = ("{x}", "{x}.", "the {x}.", "it is {x}.", "to {x}.", "a very {x} thing.")  # alone, noun, adjective, verb
+# Weights of the score's terms, chosen on 100 words of the WordNet dev half drawn apart from the benchmark's (seed 1;
+# benchmarks/synonyms.py); cosine × 10 is on the scale of a log-probability. Longer sentences written as frames
+# scored below these short ones; corpus contexts, 16 a word, above them.
+COSINE_WEIGHT = 10.0
+CO_PREDICTION_WEIGHT = 0.2
+PATTERN_WEIGHT = 0.1
+CONTRAST_WEIGHT = 0.5
+PARSE_WEIGHT = 1.0
+FLOOR = 1e-9  # added to mean probabilities before their log
+
+ENDINGS = re.compile(r"(?:e|y|i)?(?:ness|ment|ion|tion|ation|ity|al|ful|less|able|ible|ive|ance|ence|ancy|ency|ant|ent|"
+                     r"ist|ism|ize|ise|ization|ous|ic|ical|ee|ure|age|ship|hood|er|or|est|ly)?(?:s|es|ed|d|ing|ly)?")
+NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non", "mis")
+CONTENT = ("NOUN", "PROPN", "ADJ", "VERB", "ADV")
 
 
 def contexts(term: str, texts: Iterable[str], limit: int = 200) -> list[str]:
-    """Up to ``limit`` texts containing ``term`` as a whole word (case-insensitive)."""
-    pattern = re.compile(rf"(?<!\w){re.escape(term)}(?!\w)", re.IGNORECASE)
+    """Up to ``limit`` windows (300 characters each side) of texts that hold ``term`` as a whole word
+    (case-insensitive), the term at the first occurrence kept."""
+    pattern = term_pattern(term)
     out = []
     for t in texts:
-        if pattern.search(t):
-            out.append(t)
+        m = pattern.search(t)
+        if m:
+            out.append(t[max(0, m.start() - 300): m.end() + 300])
             if len(out) >= limit:
                 break
     return out
 
 
-def co_predictions(mlm: Backend, term: str, texts: Sequence[str], k: int = 30) -> Counter:
-    """How often each vocabulary term is in the top-k at the masked occurrences of ``term``."""
-    pattern = re.compile(rf"(?<!\w){re.escape(term)}(?!\w)", re.IGNORECASE)
-    masked = []
-    for t in texts:
-        m = pattern.search(t)
-        if m:
-            window = t[max(0, m.start() - 300) : m.start()] + mlm.mask_token + t[m.end() : m.end() + 300]
-            masked.append(window)
-    counts: Counter = Counter()
-    for preds in mlm.top_k(masked, k=k):
-        if preds:
-            counts.update(preds[0].tokens)
-    return counts
+def term_pattern(term: str) -> re.Pattern:
+    """The term as a whole word or phrase, any case, any run of spaces between its words."""
+    return re.compile(r"(?<!\w)" + r"\s+".join(map(re.escape, term.split())) + r"(?!\w)", re.IGNORECASE)
 
 
-def synonyms(graph: NeighbourGraph, term: str, predicted: Counter | None = None, top: int = 20) -> list[dict]:
-    """Ranked candidates with evidence: mutual neighbours first, then by co-predictions, then cosine."""
-    mutual = {t for t, _ in graph.mutual_neighbours(term)}
-    predicted = predicted or Counter()
-    cands = [{"term": t, "cosine": round(c, 4), "mutual": t in mutual, "co_predicted": predicted.get(t, 0)}
-             for t, c in graph.out_neighbours(term) if t != term and not t.startswith("##")]
-    cands.sort(key=lambda d: (not d["mutual"], -d["co_predicted"], -d["cosine"]))
-    return cands[:top]
+def masked(mlm: Backend, term: str, texts: Sequence[str]) -> list[str]:
+    """Each text with the term's first occurrence replaced by the mask token (texts without it left out)."""
+    pattern = term_pattern(term)
+    return [pattern.sub(mlm.mask_token, t, count=1) for t in texts if pattern.search(t)]
 
 
-def synonym_records(graph: NeighbourGraph, terms: Iterable[str], mlm: Backend | None = None,
-                    texts: Sequence[str] = (), max_contexts: int = 200, top: int = 20,
-                    normalise: Callable[[str], str] | None = None) -> Iterator[dict]:
-    """``{"term", "synonyms"}`` per term, re-ranked by co-prediction in ``texts`` when a model is given. A term
-    is looked up as given, else as ``normalise`` (the model's tokenizer) makes it; one outside the vocabulary
-    gets ``{"term", "error"}`` and the others go on."""
-    for term in terms:
-        try:
-            found = graph.find(term, normalise)
-        except KeyError as exc:
-            yield {"term": term, "error": str(exc.args[0])}
+class Family:
+    """Words of one family: inflections (spaCy's rule lemmatizer under each open part of speech, and regular
+    English endings) and derivations (a shared stem of four letters or more with derivational endings, or a
+    negating prefix: "happiness", "unhappy")."""
+
+    def __init__(self, nlp) -> None:
+        self.nlp = nlp
+        self.lemmatizer = nlp.get_pipe("lemmatizer")
+        self.lemmas = lru_cache(maxsize=65536)(self._lemmas)
+
+    def _lemmas(self, word: str) -> frozenset[str]:
+        out = {word}
+        for pos in ("NOUN", "VERB", "ADJ", "ADV"):
+            doc = self.nlp.make_doc(word)
+            if len(doc) == 1:
+                doc[0].pos_ = pos
+                out.update(self.lemmatizer.rule_lemmatize(doc[0]))
+        return frozenset(out)
+
+    def same(self, a: str, b: str) -> bool:
+        """One family: a shared lemma, or one derived from the other."""
+        a, b = a.lower(), b.lower()
+        return bool(self.lemmas(a) & self.lemmas(b)) or derived(a, b) or derived(b, a)
+
+
+def derived(word: str, other: str) -> bool:
+    """``other`` is ``word``'s stem with regular endings, after a negating prefix or none ("abandonment",
+    "unhappy" of "abandon", "happy")."""
+    for prefix in ("", *NEGATING_PREFIXES):
+        if not other.startswith(prefix) or (prefix and word.startswith(prefix)):
             continue
-        predicted = co_predictions(mlm, term, contexts(term, texts, max_contexts)) if mlm is not None else None
-        yield {"term": term, "synonyms": synonyms(graph, found, predicted, top)}
+        rest = other[len(prefix):]
+        common = next((i for i, (p, q) in enumerate(zip(word, rest)) if p != q), min(len(word), len(rest)))
+        for n in range(common, (3 if prefix else 4) - 1, -1):
+            if all(ENDINGS.fullmatch(tail(w, n)) for w in (word, rest)):
+                return True
+    return False
+
+
+def tail(word: str, n: int) -> str:
+    """What follows the first n letters, a doubled consonant dropped ("bigger" → "er")."""
+    rest = word[n:]
+    return rest[1:] if len(rest) > 1 and rest[0] == word[n - 1] else rest
+
+
+@dataclass
+class Readings:
+    """A term's MLM readings, each a log of mean probabilities over the vocabulary (None when it has none)."""
+
+    substitute: np.ndarray | None  # in view, at the term's place in its contexts, frames and patterns
+    co_predicted: np.ndarray | None  # masked, at the term's place in corpus contexts
+    synonym: np.ndarray  # at the mask of SYNONYM_PATTERNS
+    contrast: np.ndarray  # at the mask of CONTRAST_PATTERNS
+    contexts: int
+
+
+class SynonymHarvester:
+    """Synonym candidates of terms from one masked LM (see the module docstring), with an optional corpus."""
+
+    def __init__(self, mlm: Backend, texts: Sequence[str] = (), nlp=None, max_contexts: int = 64,
+                 pool: int = 150) -> None:
+        self.mlm = mlm
+        self.texts = texts
+        self.nlp = nlp or load_spacy()
+        self.family = Family(self.nlp)
+        self.max_contexts = max_contexts
+        self.pool = pool
+        stop = self.nlp.Defaults.stop_words
+        self.word = np.array([t.isalpha() and len(t) > 2 and t.lower() not in stop for t in mlm.vocab])
+        self.decoder = mlm.word_embeddings()
+        self.embeddings = self.decoder / np.maximum(np.linalg.norm(self.decoder, axis=1, keepdims=True), 1e-12)
+        self.bias = mlm.decoder_bias()
+
+    def token(self, term: str) -> int | None:
+        """The term's vocabulary id when the tokenizer keeps it whole, else None."""
+        ids = self.mlm.tokenize_ids([term])[0]
+        return ids[0] if len(ids) == 1 else None
+
+    def readings(self, term: str, found: Sequence[str]) -> Readings:
+        """The term's readings in one pass over the patterns and the corpus contexts ``found`` (masked), and one
+        over frames, patterns and contexts with the term in view (a single-token term only)."""
+        m = self.mlm.mask_token
+        patterns = [p.format(x=term, m=m) for p in SYNONYM_PATTERNS + CONTRAST_PATTERNS]
+        logits = self.mlm.mask_logits(patterns + masked(self.mlm, term, found))
+        logp = np.stack([log_softmax(x[0]) for x in logits])
+        n = len(SYNONYM_PATTERNS)
+        token = self.token(term)
+        substitute = None
+        if token is not None:
+            texts = [p.format(x=term, m=m) for p in FRAMES] + patterns + list(found)
+            substitute = mean_log(self.in_view(term, token, texts))
+        return Readings(substitute, mean_log(logp[n + len(CONTRAST_PATTERNS):]) if found else None,
+                        mean_log(logp[:n]), mean_log(logp[n: n + len(CONTRAST_PATTERNS)]), len(found))
+
+    def in_view(self, term: str, token: int, texts: Sequence[str]) -> np.ndarray:
+        """Log-probabilities over the vocabulary at the term's first occurrence in each text, the term in view
+        (the MLM head read at that token: the decoder shares the input embeddings, as in every shipped model)."""
+        pattern = term_pattern(term)
+        ids, at = [], []
+        for t in texts:
+            hit = pattern.search(t)
+            before, after = self.mlm.tokenize_ids([t[: hit.start()], t[hit.end():]])
+            room = max(self.mlm.max_length - 3, 2) // 2
+            before, after = before[-room:], after[:room]
+            ids.append(self.mlm.add_specials([*before, token, *after]))
+            at.append(len(before) + 1)
+        states = np.stack([s[i] for s, i in zip(self.mlm.token_states(ids, "head"), at)])
+        return log_softmax(states @ self.decoder.T + self.bias)
+
+    def record(self, term: str, top: int = 10) -> dict:
+        """``{"term", "synonyms": [candidate…], "contexts"}``, or ``{"term", "error"}`` for a term that is not
+        a word or phrase, or ``{"term", "synonyms": [], "reason"}`` when nothing passes."""
+        term = " ".join(term.split())
+        if not any(c.isalpha() for c in term):
+            return {"term": term, "error": f"{term!r}: not a word or phrase"}
+        found = contexts(term, self.texts, self.max_contexts) if self.texts else []
+        r = self.readings(term, found)
+        score = PATTERN_WEIGHT * r.synonym - CONTRAST_WEIGHT * np.maximum(r.contrast - r.synonym, 0)
+        if r.substitute is not None:
+            score = score + r.substitute + COSINE_WEIGHT * self.cosine(term)
+        else:
+            score = score + r.synonym
+        if r.co_predicted is not None:
+            score = score + CO_PREDICTION_WEIGHT * r.co_predicted
+        parsed = parse_evidence(self.nlp, term, found) if found else {}
+        cands = self.candidates(term, score, r, parsed)
+        cands.sort(key=lambda c: -c["score"])
+        rec = {"term": term, "synonyms": cands[:top], "contexts": r.contexts}
+        if not cands:
+            rec["reason"] = "no vocabulary word among the model's predictions at its place"
+        return rec
+
+    def cosine(self, term: str) -> np.ndarray:
+        """Cosine of a single-token term to every vocabulary row of the input embeddings."""
+        return self.embeddings @ self.embeddings[self.token(term)]
+
+    def candidates(self, term: str, score: np.ndarray, r: Readings, parsed: dict[str, Counter]) -> list[dict]:
+        """The best ``pool`` vocabulary words by score, the term's family left out, each family folded into one
+        candidate (its forms, its best form's evidence), parse evidence added."""
+        order = np.argsort(-np.where(self.word, score, -np.inf))[: self.pool]
+        out: list[dict] = []
+        for i in order:
+            word = self.mlm.vocab[i]
+            if not self.word[i] or any(self.family.same(w, word) for w in term.split()):
+                continue
+            kin = next((c for c in out if self.family.same(c["term"], word)), None)
+            if kin is not None:  # shown under its lemma, else its shortest form
+                kin["forms"].append(word)
+                if word in self.family.lemmas(kin["term"]) or (len(word) < len(kin["term"])
+                                                               and kin["term"] not in self.family.lemmas(word)):
+                    kin["term"] = word
+                continue
+            out.append(self.evidence(i, word, score, r))
+        for c in out:
+            contrast = sum(parsed.get("contrast", Counter())[f] for f in c["forms"])
+            synonymy = sum(parsed.get("synonymy", Counter())[f] for f in c["forms"])
+            c.update(contrast=contrast, synonymy=synonymy,
+                     score=round(float(c["score"] + PARSE_WEIGHT * (np.log1p(synonymy) - np.log1p(contrast))), 4))
+        return out
+
+    def evidence(self, i: int, word: str, score: np.ndarray, r: Readings) -> dict:
+        """A candidate's record: its score and the probabilities behind it."""
+        ev = {"term": word, "forms": [word], "score": float(score[i])}
+        if r.substitute is not None:
+            ev["substitute"] = round(float(np.exp(r.substitute[i])), 5)
+        ev["synonym_patterns"] = round(float(np.exp(r.synonym[i])), 5)
+        ev["contrast_patterns"] = round(float(np.exp(r.contrast[i])), 5)
+        if r.co_predicted is not None:
+            ev["co_predicted"] = round(float(np.exp(r.co_predicted[i])), 5)
+        return ev
+
+    def records(self, terms: Iterable[str], top: int = 10) -> Iterator[dict]:
+        """``record`` of each term, in order."""
+        for term in terms:
+            yield self.record(term, top)
+
+
+def log_softmax(x: np.ndarray) -> np.ndarray:
+    """Log-probabilities of logits along the last axis (float32)."""
+    x = np.asarray(x, dtype=np.float32)
+    x = x - x.max(-1, keepdims=True)
+    return x - np.log(np.exp(x).sum(-1, keepdims=True))
+
+
+def mean_log(logp: np.ndarray) -> np.ndarray:
+    """log of the mean probability over the rows of log-probabilities."""
+    return np.log(np.exp(logp).mean(0) + FLOOR)
+
+
+def parse_evidence(nlp, term: str, texts: Sequence[str]) -> dict[str, Counter]:
+    """Words the dependency parse puts beside the term: ``contrast`` ("X or Y", "from X to Y", "X rather than Y",
+    "not X but Y", "X versus Y") and ``synonymy`` (apposition "X (Y)", "X, also called Y", "X and also Y");
+    lower-cased words, counted over the texts."""
+    out = {"contrast": Counter(), "synonymy": Counter()}
+    pattern = term_pattern(term)
+    for doc in nlp.pipe(texts):
+        for hit in pattern.finditer(doc.text):
+            span = doc.char_span(hit.start(), hit.end(), alignment_mode="expand")
+            if span is not None:
+                for kind, tok in construction_partners(span.root):
+                    out[kind][tok.text.lower()] += 1
+    return out
+
+
+def construction_partners(x) -> Iterator[tuple[str, object]]:
+    """(kind, token) for each word in a contrastive or synonymous construction with token ``x``."""
+    for y in coordinated(x):
+        first, second = sorted((x, y), key=lambda t: t.i)
+        between = {t.lower_ for t in first.doc[first.i + 1: second.i]}
+        if between & {"or", "nor", "versus", "vs", "vs."} or "but" in between and negated(first):
+            yield "contrast", y
+        elif "also" in between:
+            yield "synonymy", y
+    for y in contrasted(x):
+        yield "contrast", y
+    for y in [*x.children, x.head]:
+        if y.i != x.i and "appos" in (y.dep_, x.dep_) and y.pos_ in ("NOUN", "PROPN", "ADJ"):
+            yield "synonymy", y
+        if y.dep_ == "acl" and y.lemma_ in ("call", "know", "name") and y.head.i == x.i:
+            yield from (("synonymy", z) for z in y.subtree if z.dep_ in ("oprd", "attr", "pobj", "dobj"))
+
+
+def coordinated(x) -> list:
+    """The conjuncts coordinated with ``x`` (its head's, its own)."""
+    out = [c for c in x.children if c.dep_ == "conj"]
+    if x.dep_ == "conj":
+        out.append(x.head)
+    return out
+
+
+def negated(tok) -> bool:
+    return any(c.dep_ == "neg" for c in tok.children) or (tok.i > 0 and tok.doc[tok.i - 1].lower_ == "not")
+
+
+def contrasted(x) -> Iterator:
+    """The word after "to" in "from X to Y", after "than" in "X rather than Y", after "versus" in "X versus Y":
+    the first content word (noun, adjective, verb, adverb) within three tokens of the mark, however the parser
+    attached it (the small parser often hangs "from X to Y" of adjectives wrongly)."""
+    doc = x.doc
+    after = doc[x.i + 1: x.i + 4]
+    starts = x.head.lower_ == "from" or (x.i > 0 and doc[x.i - 1].lower_ == "from")
+    marks = [t for t in after if (t.lower_ == "to" and starts) or t.lower_ in ("versus", "vs", "vs.")
+             or (t.lower_ == "than" and any(u.lower_ == "rather" for u in after))]
+    for mark in marks[:1]:
+        yield from [t for t in doc[mark.i + 1: mark.i + 4] if t.pos_ in CONTENT][:1]
 
 
 def format_synonyms(record: dict) -> str:
-    """One line: each candidate with its cosine and evidence."""
-    return f"{record['term']}: " + "  ".join(
-        f"{c['term']}({c['cosine']:.2f}{', mutual' if c['mutual'] else ''}"
-        f"{', co-pred ' + str(c['co_predicted']) if c['co_predicted'] else ''})" for c in record["synonyms"])
+    """One line: each candidate with its score and evidence, or the reason there is none."""
+    if not record["synonyms"]:
+        return f"{record['term']}: none ({record.get('reason', '')})"
+    return f"{record['term']}: " + "  ".join(format_candidate(c) for c in record["synonyms"])
+
+
+def format_candidate(c: dict) -> str:
+    notes = [f"{c['score']:.1f}"]
+    if len(c["forms"]) > 1:
+        notes.append("/".join(f for f in c["forms"] if f != c["term"]))
+    notes += [f"{k} {c[k]}" for k in ("synonymy", "contrast") if c.get(k)]
+    return f"{c['term']}({', '.join(notes)})"

@@ -84,6 +84,12 @@ def _apply(text: str, out: list[Entity], stages: Sequence[LoadedStage]) -> list[
     return out
 
 
+# The texts before a text that the document stages read in a document that comes as several texts (``uner tag
+# --documents``, as ``uner eval --context 20``): an abstract's sentences and more; a name tagged further back still
+# reaches a text through the nearer ones that write it again (``repeated_names`` carries it on).
+DOCUMENT_CONTEXT = 20
+
+
 def run_in_context(texts: Iterable[str], entities: Iterable[list[Entity]], stages: Sequence[str],
                    folder: str | None = None, context: int = 0, starts: Container[int] = ()
                    ) -> Iterator[list[Entity]]:
@@ -118,5 +124,5 @@ def run_in_context(texts: Iterable[str], entities: Iterable[list[Entity]], stage
         yield ents
 
 
-__all__ = ["STAGES", "LoadedStage", "Stage", "check_stage_types", "forget_loaded", "load_stages", "read_words",
+__all__ = ["DOCUMENT_CONTEXT", "STAGES", "LoadedStage", "Stage", "check_stage_types", "forget_loaded", "load_stages", "read_words",
            "register", "resolve_stages", "run_in_context", "run_stages", "tidy", "tidy_bounds"]

@@ -13,8 +13,7 @@ from functools import cache, partial
 from pathlib import Path
 from typing import Protocol, TypeVar
 
-import yaml
-
+from ...labels.problems import WORD_LISTS, read_yaml
 from ...paths import STAGES_DIR, embedded_models, shipped_labels_dirs
 from ..scoring import Entity
 
@@ -119,11 +118,10 @@ SAME_AS = "same_as"  # an entry written {same_as: OTHER.ENTRY} is the entry ENTR
 def read_words(name: str, folder: str | None = None) -> Settings:
     """The word lists ``stages/<name>.yaml`` (``find_word_file``); an entry written ``{same_as: OTHER.ENTRY}`` reads
     the entry of another stage file, so that two stages share one list; ValueError naming the file when it is not a
-    mapping, when such a reference names no other file's entry, or, when read, an entry it lacks."""
+    mapping (LabelError, ``FILE:LINE``), when such a reference names no other file's entry, or, when read, an entry it
+    lacks."""
     path = find_word_file(f"{name}.yaml", folder)
-    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    if not isinstance(doc, dict):
-        raise ValueError(f"{path}:1: expected a mapping of word lists")
+    doc = read_yaml(path, WORD_LISTS)
     for key, value in doc.items():
         if isinstance(value, dict) and set(value) == {SAME_AS}:
             other, _, entry = str(value[SAME_AS]).partition(".")
