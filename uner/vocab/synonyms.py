@@ -10,7 +10,8 @@ place in them twice:
   the model reads the term as, its substitutes; averaged over the contexts, so that every sense has its say.
 
 A candidate's score adds the log of its mean substitute probability, its cosine to the term in the input embeddings
-(a single row, never the neighbour graph) and its co-prediction. Patterns answered by the MLM weigh in: what it
+and its co-prediction, less the log of the term's rank among the candidate's own nearest words (mutual neighbours
+rank first; computed for the best 150 candidates alone, never the neighbour graph). Patterns answered by the MLM weigh in: what it
 predicts in ``SYNONYM_PATTERNS`` ("X, also called [MASK]") is promoted, what it predicts more in
 ``CONTRAST_PATTERNS`` ("not X but [MASK]") than there is demoted; with a corpus, its dependency parse adds what was
 written: a candidate met in a contrastive construction with the term ("X or Y", "from X to Y", "X rather than Y",
@@ -47,6 +48,7 @@ CO_PREDICTION_WEIGHT = 0.2
 PATTERN_WEIGHT = 0.1
 CONTRAST_WEIGHT = 0.5
 PARSE_WEIGHT = 1.0
+MUTUAL_WEIGHT = 2.0  # × log of the term's rank among a candidate's nearest words
 FLOOR = 1e-9  # added to mean probabilities before their log
 
 ENDINGS = re.compile(r"(?:e|y|i)?(?:ness|ment|ion|tion|ation|ity|al|ful|less|able|ible|ive|ance|ence|ancy|ency|ant|ent|"
@@ -204,8 +206,11 @@ class SynonymHarvester:
             score = score + r.synonym
         if r.co_predicted is not None:
             score = score + CO_PREDICTION_WEIGHT * r.co_predicted
+        pool = np.argsort(-np.where(self.word, score, -np.inf))[: self.pool]
+        if r.substitute is not None:
+            score[pool] -= MUTUAL_WEIGHT * np.log(self.reverse_rank(self.token(term), pool))
         parsed = parse_evidence(self.nlp, term, found) if found else {}
-        cands = self.candidates(term, score, r, parsed)
+        cands = self.candidates(term, pool[np.argsort(-score[pool])], score, r, parsed)
         cands.sort(key=lambda c: -c["score"])
         rec = {"term": term, "synonyms": cands[:top], "contexts": r.contexts}
         if not cands:
@@ -216,14 +221,20 @@ class SynonymHarvester:
         """Cosine of a single-token term to every vocabulary row of the input embeddings."""
         return self.embeddings @ self.embeddings[self.token(term)]
 
-    def candidates(self, term: str, score: np.ndarray, r: Readings, parsed: dict[str, Counter]) -> list[dict]:
-        """The best ``pool`` vocabulary words by score, the term's family left out, each family folded into one
-        candidate (its forms, its best form's evidence), parse evidence added."""
-        order = np.argsort(-np.where(self.word, score, -np.inf))[: self.pool]
+    def reverse_rank(self, token: int, pool: np.ndarray) -> np.ndarray:
+        """Where the term stands among each pool word's own nearest words by cosine (1: first): a synonym's
+        neighbourhood holds the term near its top (the mutual neighbours of the graph, for these rows alone)."""
+        sims = self.embeddings[pool] @ self.embeddings[self.word].T
+        return (sims > (self.embeddings[pool] @ self.embeddings[token])[:, None]).sum(1) + 1
+
+    def candidates(self, term: str, order: np.ndarray, score: np.ndarray, r: Readings,
+                   parsed: dict[str, Counter]) -> list[dict]:
+        """The pool words in ``order``, the term's family left out, each family folded into one candidate (its
+        forms, its best form's evidence), parse evidence added."""
         out: list[dict] = []
         for i in order:
             word = self.mlm.vocab[i]
-            if not self.word[i] or any(self.family.same(w, word) for w in term.split()):
+            if any(self.family.same(w, word) for w in term.split()):
                 continue
             kin = next((c for c in out if self.family.same(c["term"], word)), None)
             if kin is not None:  # shown under its lemma, else its shortest form
