@@ -47,7 +47,7 @@ COSINE_WEIGHT = 10.0
 CO_PREDICTION_WEIGHT = 0.2
 PATTERN_WEIGHT = 0.1
 CONTRAST_WEIGHT = 0.5
-PARSE_WEIGHT = 1.0
+PARSE_WEIGHT = 2.0
 MUTUAL_WEIGHT = 2.0  # × log of the term's rank among a candidate's nearest words
 FLOOR = 1e-9  # added to mean probabilities before their log
 
