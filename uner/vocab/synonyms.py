@@ -31,15 +31,18 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
+import yaml
 
 from ..models import Backend
 from ..spans import load_spacy
 
-SYNONYM_PATTERNS = ("{x}, also called {m}.", "{x} and also {m}.", "{x} ({m})")
-CONTRAST_PATTERNS = ("{x} or {m}", "from {x} to {m}", "not {x} but {m}", "{x} rather than {m}", "{x} versus {m}")
-FRAMES = ("{x}", "{x}.", "the {x}.", "it is {x}.", "to {x}.", "a very {x} thing.")  # alone, noun, adjective, verb
+WORDS = yaml.safe_load((Path(__file__).with_name("synonyms.yaml")).read_text(encoding="utf-8"))  # the English words
+SYNONYM_PATTERNS = tuple(WORDS["synonym_patterns"])
+CONTRAST_PATTERNS = tuple(WORDS["contrast_patterns"])
+FRAMES = tuple(WORDS["frames"])
 # Weights of the score's terms, chosen on 100 words of the WordNet dev half drawn apart from the benchmark's (seed 1;
 # benchmarks/synonyms.py); cosine × 10 is on the scale of a log-probability. Longer sentences written as frames
 # scored below these short ones; corpus contexts, 16 a word, above them.
@@ -51,9 +54,8 @@ PARSE_WEIGHT = 2.0
 MUTUAL_WEIGHT = 2.0  # × log of the term's rank among a candidate's nearest words
 FLOOR = 1e-9  # added to mean probabilities before their log
 
-ENDINGS = re.compile(r"(?:e|y|i)?(?:ness|ment|ion|tion|ation|ity|al|ful|less|able|ible|ive|ance|ence|ancy|ency|ant|ent|"
-                     r"ist|ism|ize|ise|ization|ous|ic|ical|ee|ure|age|ship|hood|er|or|est|ly)?(?:s|es|ed|d|ing|ly)?")
-NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non", "mis")
+ENDINGS = re.compile(f"(?:e|y|i)?(?:{'|'.join(WORDS['derivation_endings'])})?(?:{'|'.join(WORDS['inflection_endings'])})?")
+NEGATING_PREFIXES = tuple(WORDS["negating_prefixes"])
 CONTENT = ("NOUN", "PROPN", "ADJ", "VERB", "ADV")
 
 
