@@ -23,7 +23,7 @@ def run(*args: str, cwd: Path, cache: Path) -> subprocess.CompletedProcess:
 
 def test_neighbors_and_synonyms_work_without_uner_cluster(tiny, tmp_path):
     """Items 2 and 4: no graph anywhere → built once into the cache; "London" finds "london"; a term outside
-    the vocabulary is reported, the others still answered, exit 1."""
+    the vocabulary is reported, the others still answered with vocabulary words, exit 1."""
     model, cache = str(tiny[0]), tmp_path / "cache"
     first = run("neighbors", "London", "--model", model, cwd=tmp_path, cache=cache)
     assert first.returncode == 0, first.stderr
@@ -32,8 +32,9 @@ def test_neighbors_and_synonyms_work_without_uner_cluster(tiny, tmp_path):
     assert len(built) == 1 and built[0].parent.name.startswith(Path(model).name + "-")
     res = run("synonyms", "Paris", "zzqq", "london", "--model", model, cwd=tmp_path, cache=cache)
     assert res.returncode == 1 and "building" not in res.stderr  # the cached graph is reused
-    assert res.stderr == "uner: error: 'zzqq' is not in the vocabulary\n"
+    assert res.stderr == "uner: error: 'zzqq': the model's vocabulary cannot spell it ([UNK])\n"
     assert [line.split(":")[0] for line in res.stdout.splitlines()] == ["Paris", "london"]
+    assert not any(c.startswith(("[", "##")) for line in res.stdout.splitlines() for c in line.split()[1:])  # words only
     res = run("neighbors", "Zzqq", "--model", model, cwd=tmp_path, cache=cache)
     assert res.returncode == 2 and res.stderr == "uner: error: 'Zzqq' is not in the vocabulary (nor is 'zzqq')\n"
 

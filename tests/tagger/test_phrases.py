@@ -185,7 +185,8 @@ def test_degree_modifiers_with_the_shipped_table():
     assert [e.stages for e in out] == [("degree_modifiers",)] * 2 + [()] * 2
 
 
-@pytest.mark.parametrize("engine", [("--engine", "student", "--model", "uner-student-bio"), ("--model", "uner-bio")])
+@pytest.mark.parametrize("engine", [("--engine", "student", "--model", "uner-student-bio"),
+                                    ("--engine", "teacher", "--model", "uner-bio", "--explain")])
 def test_the_biomedical_taggers_complete_names_from_the_corpus(tmp_path, engine):
     """End to end with the shipped biomedical models and the shipped phrase table: "dilated cardiomyopathy" whole
     (the teacher tags "cardiomyopathy" alone without the stage), "5 - FU" whole, "heart failure" without "severe"
@@ -193,7 +194,7 @@ def test_the_biomedical_taggers_complete_names_from_the_corpus(tmp_path, engine)
     output, draws these edges itself."""
     src = tmp_path / "in.txt"
     src.write_text("Patients with severe heart failure received 5 - FU and developed dilated cardiomyopathy .\n")
-    out = uner("tag", str(src), *engine, "--explain")
+    out = uner("tag", str(src), *engine)
     assert out.returncode == 0, out.stderr
     ents = {e["text"]: e for e in json.loads(out.stdout)["entities"]}
     assert ents["dilated cardiomyopathy"]["type"] == "DISEASE"
@@ -343,7 +344,8 @@ def test_the_verdicts_kept_are_bounded(monkeypatch):
     assert verdicts == [True, False, False, False, True, False, True] and len(words._judged) <= 2
 
 
-@pytest.mark.parametrize("engine", [("--engine", "student", "--model", "uner-student-bio"), ("--model", "uner-bio")])
+@pytest.mark.parametrize("engine", [("--engine", "student", "--model", "uner-student-bio"),
+                                    ("--engine", "teacher", "--model", "uner-bio", "--explain")])
 def test_the_biomedical_taggers_leave_out_class_nouns(tmp_path, engine):
     """End to end with the shipped biomedical models and table: "(single) dose" and "drug" are no drugs, "risk" no
     disease; "morphine" and "seizures" stay. Without the stage the teacher tags them, the student "single dose"."""

@@ -27,18 +27,20 @@ def is_student(model: str | os.PathLike | None) -> bool:
 def student_for(model: str | None = None, labels: str | os.PathLike | None = None) -> str | None:
     """The student that tags for the teacher ``model`` with ``labels`` (None: the default model's), or None when
     it has none: ``model`` itself when it is a student; else the labels folder's own ``student/`` (an adapted folder
-    once distilled); else the ``student`` its ``tagger.yaml`` names (``uner-bio``: ``uner-student-bio``); else, for
-    a shipped general teacher with its own labels, the general student. LabelError for a malformed ``tagger.yaml``."""
+    once distilled); else, for the model's own labels (``labels`` None), the ``student`` its ``tagger.yaml`` names
+    (``uner-bio``: ``uner-student-bio``) or, for a shipped general teacher, the general student. LabelError for a malformed ``tagger.yaml``."""
     if is_student(model):
         return str(model)
     folder = LabelsFolder.of(labels, model)
     own = folder.path / OWN_STUDENT_DIR
     if (own / "meta.json").is_file():
         return str(own)
+    if labels is not None:  # (labels given as a folder may be edited: the student the model's tagger.yaml names was not taught them)
+        return None
     named = folder.student()
     if named is not None:
         return named
-    if labels is None and (model is None or model in GENERAL_TEACHERS):
+    if model is None or model in GENERAL_TEACHERS:
         return STUDENT_MODEL
     return None
 
@@ -61,6 +63,8 @@ def choose_engine(engine: str | None, model: str | None = None, labels: str | os
     if student is not None:
         return "student", student, None
     name = labels or model
+    if engine == "student" and labels is None and model is not None and Path(model).is_dir():
+        raise ValueError(f"{model}: not a student pipeline folder (no meta.json); uner distill --out makes one")
     if engine == "student":
         raise ValueError(f"{name}: no student for these labels (uner distill --labels makes one)")
     if labels is not None or not LabelsFolder.of(None, model).path.is_dir():

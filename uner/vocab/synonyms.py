@@ -199,6 +199,9 @@ class SynonymHarvester:
         term = " ".join(term.split())
         if not any(c.isalpha() for c in term):
             return {"term": term, "error": f"{term!r}: not a word or phrase"}
+        unknown = set(self.mlm.special_tokens).intersection(self.mlm.vocab[i] for i in self.mlm.tokenize_ids([term])[0])
+        if unknown:
+            return {"term": term, "error": f"{term!r}: the model's vocabulary cannot spell it ({', '.join(sorted(unknown))})"}
         found = contexts(term, self.texts, self.max_contexts) if self.texts else []
         r = self.readings(term, found)
         score = PATTERN_WEIGHT * r.synonym - CONTRAST_WEIGHT * np.maximum(r.contrast - r.synonym, 0)
@@ -208,7 +211,7 @@ class SynonymHarvester:
             score = score + r.synonym
         if r.co_predicted is not None:
             score = score + CO_PREDICTION_WEIGHT * r.co_predicted
-        pool = np.argsort(-np.where(self.word, score, -np.inf))[: self.pool]
+        pool = np.argsort(-np.where(self.word, score, -np.inf))[: min(self.pool, int(self.word.sum()))]
         if r.substitute is not None:
             score[pool] -= MUTUAL_WEIGHT * np.log(self.reverse_rank(self.token(term), pool))
         parsed = parse_evidence(self.nlp, term, found) if found else {}
