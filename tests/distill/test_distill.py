@@ -59,6 +59,11 @@ def test_select_marks_entities_missing_and_outside(tmp_path):
     assert report.train == 1 and report.missing == 2 and report.entities == {"PERSON": 1, "LOCATION/CITY": 1}
     rare = select(taught, tmp_path / "rare", SelectConfig(min_label_count=2, heldout_every=2))
     assert rare.entities == {"PERSON": 1, "LOCATION": 1}  # a rare subtype is learned as its type
+    # a student that goes on learning keeps its labels: a subtype it lacks is its type, a type it lacks missing
+    known = select(taught, tmp_path / "known", SelectConfig(min_label_count=1, heldout_every=2), labels={"LOCATION"})
+    doc = next(DocBin().from_disk(tmp_path / "known" / "train.spacy").get_docs(spacy.blank("en").vocab))
+    states = {t.text: (t.ent_iob_, t.ent_type_) for t in doc}
+    assert known.entities == {"LOCATION": 1} and states["Paris"] == ("B", "LOCATION") and states["Obama"][0] == ""
 
 
 def test_entities_of_the_teacher_that_overlap_are_taught_as_missing(tmp_path):
@@ -164,6 +169,29 @@ def test_pipeline_student_learns_the_teachers_labels(tiny, tmp_path):
         assert recs[0]["text"][ent["start"]:ent["end"]] == ent["text"]
         assert 0 < ent["score"] <= 1  # on the teacher's scale: the score map fitted on teach.jsonl
     assert LabelsFolder(out).score_map() is not None and LabelsFolder(out).default_domain() == "general"
+
+
+def test_a_trained_student_goes_on_learning_from_another_teacher(tiny, tmp_path):
+    """``--init``: training starts from a trained student's weights, vectors and labels (a stronger teacher
+    refines a student taught on more sentences); no teacher vectors are built; the card says where it started."""
+    corpus = corpus_file(tmp_path, 30)
+    first, second = tmp_path / "work", tmp_path / "work2"
+    res = uner(*distill_args(tiny, corpus, first, tmp_path / "student", 60, steps=200))
+    assert res.returncode == 0, res.stderr
+    second.mkdir()
+    for name in ("sample.json", "sentences.txt", "teach.jsonl"):  # (the same teaching, read again)
+        (second / name).write_bytes((first / name).read_bytes())
+    res = uner(*distill_args(tiny, corpus, second, tmp_path / "student2", 60, steps=100), "--init",
+               str(tmp_path / "student"))
+    assert res.returncode == 0, res.stderr
+    assert not (second / "vectors").exists()
+    before, after = Student.from_pretrained(tmp_path / "student"), Student.from_pretrained(tmp_path / "student2")
+    assert after.nlp.get_pipe("ner").labels == before.nlp.get_pipe("ner").labels
+    assert after.nlp.vocab.vectors.shape == before.nlp.vocab.vectors.shape
+    assert (tmp_path / "student2" / "ner" / "model").read_bytes() != (tmp_path / "student" / "ner" / "model").read_bytes()
+    assert "went on from the student" in (tmp_path / "student2" / "MODEL_CARD.md").read_text()
+    res = uner(*distill_args(tiny, corpus, tmp_path / "work3", tmp_path / "student3", 60), "--init", str(tmp_path))
+    assert res.returncode == 2 and "init: " in res.stderr and "not a student pipeline folder" in res.stderr
 
 
 def test_teacher_vectors_keep_whole_words_with_their_types(tmp_path):

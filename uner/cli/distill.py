@@ -21,7 +21,7 @@ from ._util import DomainOpt, LabelsOpt, ModelOpt, app, fail
 
 SELECT_OPTIONS = ("min_score", "other_min_score")
 TRAIN_OPTIONS = ("max_steps", "eval_frequency", "lowercase", "uppercase", "seed")
-DISTILL_OPTIONS = ("sentences", "seed", "model", "labels", "workers", "backend", "dev", "rounds", "vectors")
+DISTILL_OPTIONS = ("sentences", "seed", "model", "labels", "workers", "backend", "dev", "rounds", "vectors", "init")
 OPTIONS = option_names(DistillConfig, skip=("sources", "select", "train")) | {
     name: "--" + name.replace("_", "-") for name in SELECT_OPTIONS + TRAIN_OPTIONS}
 
@@ -66,6 +66,9 @@ def distill(
     vectors: Annotated[Optional[bool], _opt(DistillConfig, "vectors", "Give the student the teacher's word vectors "
                                             "(embedding and label types of each vocabulary word) beside its hash "
                                             "embeddings.", "--vectors/--no-vectors")] = None,
+    init: Annotated[Optional[str], _opt(DistillConfig, "init", "A trained student (folder or shipped name, e.g. "
+                                        "uner-student) to go on training with this teacher's labels: its weights, "
+                                        "vectors and labels.")] = None,
 ) -> None:
     """Teacher-tag a corpus, keep its confident labels, train a spaCy student on them (no gold labels)."""
     options = dict(locals())  # (the parameters: what was given is not None)

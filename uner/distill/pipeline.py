@@ -32,7 +32,7 @@ from ..checks import at_least
 from ..io import Source, atomic_write_text
 from ..labels import LabelsFolder
 from ..models import BACKEND_CHOICES
-from ..paths import TAGGER_FILE
+from ..paths import TAGGER_FILE, student_dir
 from ..tagger import DOMAINS, Student, TaggerConfig, TagOptions, tag_file
 from .calibrate import calibrate_student
 from .sample import sample_sentences, write_sentences
@@ -50,6 +50,14 @@ PRESETS: dict[str, list[tuple[str, float]]] = {
                 ("newsgroups20.txt.xz", 0.05), ("webtext.txt.gz", 0.05)],
     "biomedical": [("biomed_abstracts.txt.xz", 0.6), ("biomed_docs.txt.xz", 0.3), ("enwiki_2013_subset.txt.xz", 0.1)],
 }
+
+
+def init_student(name: str) -> Path:
+    """The folder of the student ``name`` (a folder, or a shipped student's name); ValueError if it is neither."""
+    for folder in (Path(name), student_dir(name)):
+        if (folder / "meta.json").is_file():
+            return folder
+    raise ValueError(f"init: {name}: not a student pipeline folder nor a shipped student")
 
 
 def labels_domain(model: str | None = None, labels: str | None = None) -> str:
@@ -84,6 +92,8 @@ class DistillConfig:
     dev: list[str] = field(default_factory=list)  # gold dev files scored after training (settings only)
     rounds: int = 1  # self-training rounds; a round after the first is kept only if mean dev F1 rises (needs dev)
     vectors: bool = True  # the teacher's word vectors (embedding + label types) as student features (vectors.py)
+    init: str | None = None  # a trained student (folder or shipped name) to go on training: its weights, vectors
+    #                          and labels (a label it lacks is taught as its type); None: a new student
 
     def __post_init__(self) -> None:
         if isinstance(self.sources, str) or isinstance(self.dev, str):
@@ -103,8 +113,17 @@ class DistillConfig:
         if self.rounds > 1 and not self.dev:
             raise ValueError(f"rounds ({self.rounds}) after the first need dev: a later round is kept only if its "
                              "mean F1 on those gold files rises")
+        if self.init is not None:
+            self.init = str(init_student(self.init))
         if not isinstance(self.select, SelectConfig) or not isinstance(self.train, TrainConfig):
             raise ValueError("select must be a SelectConfig and train a TrainConfig")
+
+    def student_labels(self) -> set[str] | None:
+        """The labels the student may learn: the ``init`` student's, or None (any)."""
+        if self.init is None:
+            return None
+        meta = json.loads((Path(self.init) / "meta.json").read_text(encoding="utf-8"))
+        return {tag[2:] for tag in meta["labels"]["ner"] if tag != "O"}
 
     @classmethod
     def preset(cls, domain: str | None, corpus_dir: str | Path, **changes) -> DistillConfig:
@@ -153,7 +172,7 @@ def distill(config: DistillConfig, work: str | Path, out: str | Path,
 
     _stage(work / "sample.json", sample, log, "sample")
     _stage(work / "teach.jsonl", teach, log, "teach")
-    if config.vectors:
+    if config.vectors and config.init is None:  # (a student that goes on keeps its own vectors)
         _stage(work / "vectors" / "meta.json", lambda: build_teacher_vectors(config.model, config.labels,
                                                                              work / "vectors"), log, "vectors")
     scores: dict[str, dict] = {}
@@ -207,11 +226,12 @@ def _round(config: DistillConfig, work: Path, r: int, previous: int, log: Callab
             relabel(work / "teach.jsonl", student, here / "teach.jsonl", config.select)
 
         _stage(here / "teach.jsonl", run_relabel, log, f"round {r}: relabel")
-    _stage(here / "data" / "selection.json", lambda: select(here / "teach.jsonl", here / "data", config.select),
-           log, f"round {r}: select")
+    _stage(here / "data" / "selection.json", lambda: select(here / "teach.jsonl", here / "data", config.select,
+                                                            config.student_labels()), log, f"round {r}: select")
     vectors = work / "vectors" if config.vectors else None
     _stage(here / "student" / "meta.json",
-           lambda: train_student(here / "data", here / "student", config.train, vectors=vectors), log, f"round {r}: train")
+           lambda: train_student(here / "data", here / "student", config.train, vectors=vectors, init=config.init),
+           log, f"round {r}: train")
     write_student_domain(here / "student", config.domain)  # (before a later round or dev scoring loads it)
 
 
@@ -265,7 +285,9 @@ def model_card(config: DistillConfig, work: Path, scores: dict, chosen: int = 1,
              "Load: `spacy.load(PATH)`, `uner.distill.Student.from_pretrained(PATH)`, "
              "`uner tag --engine student [--model PATH]`. Labels are uner types, `TYPE` or `TYPE/SUBTYPE`.", "",
              f"## Teacher\nmodel `{config.model or 'uner-minilm-l6 (embedded)'}`, labels `{config.labels or 'shipped'}`, "
-             f"domain `{config.domain}`, backend `{config.backend}`.", "",
+             f"domain `{config.domain}`, backend `{config.backend}`."
+             + (f" Training went on from the student `{config.init}` (its weights, vectors and labels; its own "
+                "model card says what taught it)." if config.init else ""), "",
              f"## Unlabelled corpus (seed {config.seed}, {config.sentences:,} sentences asked)",
              "| file | weight | paragraph lines in file | lines sampled | sentences |", "|---|---|---|---|---|"]
     lines += [f"| {s['file']} | {s['weight']} | {s['paragraphs']:,} | {s['paragraphs_sampled']:,} | {s['sentences']:,} |"
