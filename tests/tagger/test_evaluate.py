@@ -243,3 +243,27 @@ def test_uner_tag_takes_an_adapted_folder_as_the_model(tmp_path):
     assert spans["workers"] == spans["named"] == spans["explicit"]
     for found in (ents["workers"], ents["explicit"]):
         assert [e["score"] for e in found] == pytest.approx([e["score"] for e in ents["named"]], abs=0.005)
+
+
+def test_a_datasets_annotation_convention_is_its_mappings_stages_run_after_the_engines(tmp_path):
+    """Issue 77: JNLPBA's DNA / cell-line split (``head_subtypes``, ``named_lines``) is no stage of the biomedical
+    domain; ``uner eval`` runs the mapping's stages after the engine's own and prints the list, which ``--stages``
+    replaces; a mapping naming an unknown stage fails naming its file. With the shipped biomedical student."""
+    from typer.testing import CliRunner
+
+    from tests.helpers import STUDENT_BIO_STAGES
+    from uner.cli import app
+
+    gold = tmp_path / "jnlpba" / "devel.tsv"
+    gold.parent.mkdir()
+    gold.write_text("The\tO\nhuman\tB-DNA\nbeta-globin\tI-DNA\ngene\tI-DNA\nwas\tO\nused\tO\n.\tO\n\n")
+    run = ["eval", str(gold), "--model", "uner-bio", "--mode", "end-to-end"]
+    res = CliRunner().invoke(app, run)
+    listed = ",".join((*STUDENT_BIO_STAGES, "head_subtypes", "named_lines"))
+    assert res.exit_code == 0 and f"  stages: {listed}\n" in res.stdout and "F1 1.000" in res.stdout
+    res = CliRunner().invoke(app, [*run, "--stages", ",".join(STUDENT_BIO_STAGES)])
+    assert res.exit_code == 0 and f"  stages: {','.join(STUDENT_BIO_STAGES)}\n" in res.stdout
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("map:\n  GENE: protein\nstages: [head_subtypes, no_such_stage]\n")
+    with pytest.raises(ValueError, match=r"bad\.yaml: stages: unknown stage 'no_such_stage'"):
+        Mapping.load(bad)

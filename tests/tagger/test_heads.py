@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import BIO_STAGES
+from tests.helpers import BIO_STAGES, JNLPBA_STAGES
+from uner.analysis.evaluate import Mapping
 from uner.labels import LabelsFolder
 from uner.tagger import Entity, Student, TaggerConfig, run_stages
 from uner.tagger.stages.heads import (BareHeadWords, HeadWords, LineWords, TrailingHeadWords, bare_heads,
@@ -16,7 +17,7 @@ from uner.tagger.stages.heads import (BareHeadWords, HeadWords, LineWords, Trail
 from uner.tagger.stages.registry import shipped
 
 WORDS = HeadWords({"GENE": {"gene": "NUCLEOTIDE_SEQUENCE", "mrna": "RNA"}})
-WITHOUT_HEADS = tuple(s for s in BIO_STAGES if s != "head_subtypes")
+WITHOUT_HEADS = tuple(s for s in JNLPBA_STAGES if s != "head_subtypes")
 
 
 def _typed(text: str, *spans: tuple[str, str, str | None]) -> list[tuple[str, str, str | None]]:
@@ -51,12 +52,13 @@ def test_shipped_heads_name_subtypes_of_their_type():
 
 def test_the_biomedical_student_types_a_gene_as_dna():
     """End to end with the shipped student: "the human beta-globin gene" is DNA; the student, taught on the output
-    of the domain's ``head_subtypes``, types it so itself, and the stages leave it so."""
-    assert BIO_STAGES == TaggerConfig.for_domain("biomedical").stages and "head_subtypes" in BIO_STAGES
+    of ``head_subtypes`` (JNLPBA's mapping turns it on), types it so itself, and the stages leave it so."""
+    assert BIO_STAGES == TaggerConfig.for_domain("biomedical").stages and "head_subtypes" not in BIO_STAGES
+    assert (*BIO_STAGES, *Mapping.named("jnlpba").stages) == JNLPBA_STAGES  # (JNLPBA's convention: its mapping's)
     text = "Transcription of the human beta-globin gene was induced in erythroid cells ."
     [ents] = Student.from_pretrained("uner-student-bio", stages=()).tag([text])
     off = {e.text: (e.type, e.subtype) for e in run_stages(text, ents, WITHOUT_HEADS)}
-    on = {e.text: (e.type, e.subtype, e.stages) for e in run_stages(text, ents, BIO_STAGES)}
+    on = {e.text: (e.type, e.subtype, e.stages) for e in run_stages(text, ents, JNLPBA_STAGES)}
     gene = next(t for t in on if t.endswith("globin gene"))
     assert off[gene] == on[gene][:2] == ("GENE", "NUCLEOTIDE_SEQUENCE")
 
@@ -67,7 +69,7 @@ def test_the_biomedical_student_types_a_cell_line_by_its_head():
     text = "The Jurkat T cell line was used ."
     [ents] = Student.from_pretrained("uner-student-bio", stages=()).tag([text])
     off = {e.text: e.subtype for e in run_stages(text, ents, WITHOUT_HEADS)}
-    on = {e.text: (e.subtype, e.stages) for e in run_stages(text, ents, BIO_STAGES)}
+    on = {e.text: (e.subtype, e.stages) for e in run_stages(text, ents, JNLPBA_STAGES)}
     line = next(t for t in on if t.endswith("cell line"))
     assert off[line] == on[line][0] == "CELL_LINE" and "head_subtypes" not in on[line][1]
 
@@ -135,11 +137,11 @@ def test_a_shape_that_is_no_regular_expression_names_the_file(tmp_path):
 
 def test_the_biomedical_student_types_named_cells_a_cell_line():
     """End to end with the shipped student: "U937 cells" and "HL - 60 cells" are cell lines, "T cells" a cell type;
-    the student, taught on the output of the domain's ``named_lines``, types them so itself."""
+    the student, taught on the output of ``named_lines`` (JNLPBA's), types them so itself."""
     text = "HL - 60 cells and U937 cells were compared with resting T cells ."
     [ents] = Student.from_pretrained("uner-student-bio", stages=()).tag([text])
-    off = {e.text: e.subtype for e in run_stages(text, ents, tuple(s for s in BIO_STAGES if s != "named_lines"))}
-    on = {e.text: (e.subtype, e.stages) for e in run_stages(text, ents, BIO_STAGES)}
+    off = {e.text: e.subtype for e in run_stages(text, ents, tuple(s for s in JNLPBA_STAGES if s != "named_lines"))}
+    on = {e.text: (e.subtype, e.stages) for e in run_stages(text, ents, JNLPBA_STAGES)}
     assert off == {t: s for t, (s, _) in on.items()}
     assert on["HL - 60 cells"][0] == on["U937 cells"][0] == "CELL_LINE" and on["T cells"] == ("CELL", ())
 
@@ -213,8 +215,8 @@ def test_the_biomedical_student_with_the_stage_takes_the_head_noun(text, before,
     ``trailing_heads`` leave it so, and with it the name takes its head (then typed by ``head_subtypes``)."""
     assert "trailing_heads" in TaggerConfig.for_domain("biomedical").stages
     [ents] = Student.from_pretrained("uner-student-bio", stages=()).tag([text])
-    off = [e.text for e in run_stages(text, ents, tuple(s for s in BIO_STAGES if s != "trailing_heads"))]
-    on = {e.text: e for e in run_stages(text, ents, BIO_STAGES)}
+    off = [e.text for e in run_stages(text, ents, tuple(s for s in JNLPBA_STAGES if s != "trailing_heads"))]
+    on = {e.text: e for e in run_stages(text, ents, JNLPBA_STAGES)}
     assert before in off and after not in off
     assert after in on and "trailing_heads" in on[after].stages
     assert (on[after].type, on[after].subtype) == typed

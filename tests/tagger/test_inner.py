@@ -85,11 +85,9 @@ def test_the_step_is_on_for_the_biomedical_domain_only():
 
 @pytest.fixture(scope="module")
 def bio_taggers():
-    """The teacher with the step on and off, both without the ``contained_names`` stage (which takes the drug out of
-    a therapy for every engine, after the step)."""
+    """The teacher with the step on and off."""
     folder = LabelsFolder.of(None, "uner-bio")
-    stages = tuple(s for s in TaggerConfig.for_domain("biomedical").stages if s != "contained_names")
-    return [load_tagger([], model="uner-bio", config=TaggerConfig.for_labels(folder, inner_names=on, stages=stages))
+    return [load_tagger([], model="uner-bio", config=TaggerConfig.for_labels(folder, inner_names=on))
             for on in (True, False)]
 
 

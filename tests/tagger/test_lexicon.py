@@ -163,15 +163,15 @@ def test_cli_builds_the_table_and_names_a_bad_line(tmp_path):
 def test_the_biomedical_student_finds_a_disease_its_sentence_missed():
     """The shipped biomedical student misses "SAH" in this sentence; its corpus tagged it as a disease often
     enough (the shipped table) for the ``lexicon`` stage to add it."""
-    from tests.helpers import BIO_STAGES
+    from tests.helpers import STUDENT_BIO_STAGES
     from uner.tagger import Student
 
     text = "Ketoprofen but not acetaminophen impaired platelet function in patients with SAH ."
     student = Student.from_pretrained("uner-student-bio")
-    assert student.stages == BIO_STAGES
+    assert student.stages == STUDENT_BIO_STAGES
     ents = {e.text: e for e in next(student.tag([text]))}
     assert ents["SAH"].type == "DISEASE" and ents["SAH"].stages == ("lexicon",)
-    without = Student.from_pretrained("uner-student-bio", stages=tuple(s for s in BIO_STAGES if s != "lexicon"))
+    without = Student.from_pretrained("uner-student-bio", stages=tuple(s for s in STUDENT_BIO_STAGES if s != "lexicon"))
     assert "SAH" not in {e.text for e in next(without.tag([text]))}
 
 

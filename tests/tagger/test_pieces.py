@@ -65,30 +65,3 @@ def test_the_biomedical_domain_runs_it_with_the_shipped_words_and_the_student_gi
     for name in ("caspase - 9", "TEF - 1beta", "HIV - 1 promoter", "alpha - globin", "c - fos"):
         assert on[name].type == "GENE"
 
-
-def test_piece_bounds_gives_a_joined_name_its_corpus_edges_and_leaves_the_others():
-    # phrase_bounds runs before the pieces are joined: it saw "NF", not "NF - kappa", which the corpus writes before "B"
-    text = "the NF - kappa B site and intravenous morphine"
-    nf, drug = Entity("NF", 4, 6, "GENE", None, 0.5), Entity("intravenous morphine", 26, 46, "DRUG", None, 0.5)
-    assert [e.text for e in run_stages(text, [nf, drug], ("name_pieces",))] == ["NF - kappa", "intravenous morphine"]
-    joined, kept = run_stages(text, [nf, drug], ("name_pieces", "piece_bounds"))
-    assert (joined.text, joined.type) == ("NF - kappa B", "GENE") and joined.stages == ("name_pieces", "piece_bounds")
-    # an entity without a joining mark is not moved (phrase_bounds would trim the route: "morphine")
-    assert kept is drug and [e.text for e in run_stages(text, [drug], ("phrase_bounds",))] == ["morphine"]
-    assert run_stages("intravenous morphine", [Entity("intravenous morphine", 0, 20, "DRUG", None, 0.5)],
-                      ("piece_bounds",))[0].text == "intravenous morphine"
-    # nor a measure joined from numbers: the words around it are no edges of a name (phrase_bounds takes "every")
-    text, months = "given every 3-4 months", Entity("3-4 months", 12, 22, "MEASURE", "TIME", 0.5)
-    assert [e.text for e in run_stages(text, [months], ("phrase_bounds",))] == ["every 3-4 months"]
-    assert run_stages(text, [months], ("piece_bounds",)) == [months]
-
-
-def test_the_biomedical_domain_bounds_joined_names_again_and_the_student_gives_the_whole_name():
-    stages = TaggerConfig.for_domain("biomedical").stages
-    assert stages.index("name_pieces") + 1 == stages.index("piece_bounds")
-    assert "piece_bounds" not in TaggerConfig.for_domain("general").stages
-    text = "Estrogen ( 17 beta-estradiol ) induced the gene ."
-    without = Student.from_pretrained("uner-student-bio", stages=tuple(s for s in stages if s != "piece_bounds"))
-    [off], [on] = without.tag([text]), Student.from_pretrained("uner-student-bio").tag([text])
-    assert [e.text for e in off] == [e.text for e in on] == ["17 beta-estradiol"]  # (the student draws it whole)
-    assert on[0].type == "DRUG"

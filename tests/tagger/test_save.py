@@ -7,7 +7,7 @@ import yaml
 
 from uner.tagger import Tagger, TaggerConfig
 
-from tests.helpers import BIO_STAGES
+from tests.helpers import BIO_STAGES, STUDENT_BIO_STAGES
 
 TEXTS = ["Paris is the capital of France .", "Obama visited Tokyo with executives of Toyota ."]
 
@@ -56,6 +56,6 @@ def test_every_engine_saves_and_loads_back_identically(tiny, tmp_path):
     assert _records(back) == _records(ensemble)
     student = Student.from_pretrained("uner-student-bio")
     again = Student.from_pretrained(student.save_pretrained(tmp_path / "student"))
-    assert again.domain == "biomedical" and again.stages == student.stages == BIO_STAGES
+    assert again.domain == "biomedical" and again.stages == student.stages == STUDENT_BIO_STAGES
     assert _records(again) == _records(student)
     assert all(isinstance(t, EntityTagger) for t in (member, ensemble, student))

@@ -14,13 +14,14 @@ import os
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..io import Sentence, atomic_write_text, read_token_file
 from ..labels import LabelsFolder
 from ..labels.problems import read_yaml
 from ..tagger import TaggerConfig, bio_tags, load_tagger, run_in_context
+from ..tagger.stages import resolve_stages
 
 # Each sentence of a gold file is tagged alone by default, as published zero-shot taggers are scored; with a context,
 # the document stages (an abbreviation defined in one sentence, typed in the next ones) read each sentence after up to
@@ -150,17 +151,26 @@ class Mapping:
     default: str = "O"
     domain: str = "general"  # the tagger settings the dataset's text calls for (TaggerConfig.for_domain)
     datasets: tuple[str, ...] = ()  # path fragments of the gold files this mapping is for (besides its file name)
+    # stages that follow the dataset's annotation convention rather than the language (JNLPBA's DNA / cell-line
+    # split): ``uner eval`` runs them after the engine's own; ``uner tag --stages`` runs the same list
+    stages: tuple[str, ...] = ()
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Mapping:
         doc = read_yaml(path)
         if not isinstance(doc.get("map"), dict):
             raise ValueError(f"{path}:1: expected a 'map' of our labels to the dataset's")
-        datasets = doc.get("datasets", [])
+        datasets, stages = doc.get("datasets", []), doc.get("stages", [])
         if not isinstance(datasets, list):
             raise ValueError(f"{path}: 'datasets' must be a list of path fragments")
+        if not isinstance(stages, list):
+            raise ValueError(f"{path}: 'stages' must be a list of stage names")
+        try:
+            resolve_stages(map(str, stages))
+        except ValueError as exc:
+            raise ValueError(f"{path}: stages: {exc}") from None
         return cls({str(k): str(v) for k, v in doc["map"].items()}, str(doc.get("default", "O")),
-                   str(doc.get("domain", "general")), tuple(str(d).lower() for d in datasets))
+                   str(doc.get("domain", "general")), tuple(str(d).lower() for d in datasets), tuple(map(str, stages)))
 
     @classmethod
     def for_file(cls, gold: str | os.PathLike, folders: Sequence[str | os.PathLike] = ()) -> Mapping:
@@ -292,7 +302,8 @@ def evaluate_model(gold_path: str | os.PathLike, mapping_path: str | os.PathLike
     of ``domain`` (default: the labels folder's ``tagger.yaml`` when it has one, else the mapping's domain) with
     ``config_changes`` (TaggerConfig fields) on top. ``student``:
     the student tagger (``model`` its folder, default the shipped one) instead; ``backend``: the teacher's runtime
-    (``uner.models.BACKEND_CHOICES``); ``context`` as for ``evaluate``. Adds ``seconds``."""
+    (``uner.models.BACKEND_CHOICES``); ``context`` as for ``evaluate``. Unless ``stages`` are given, the mapping's
+    ``stages`` run after the engine's own. Adds ``seconds`` and the ``stages`` run."""
     t0 = time.time()
     folder = LabelsFolder.of(labels, model)
     folder.check_files()  # (a malformed settings or stage file, or not a gold file: one line, before any model loads)
@@ -303,19 +314,24 @@ def evaluate_model(gold_path: str | os.PathLike, mapping_path: str | os.PathLike
         config = TaggerConfig.for_labels(folder, **config_changes)
     else:
         config = TaggerConfig.for_domain(domain or mapper.domain, **config_changes)
+    extra = mapper.stages if "stages" not in config_changes else ()
     if student:
         tagger = load_tagger(engine="student", model=model, stages=config_changes.get("stages"))
+        if extra:  # (its own stages are known once it is loaded)
+            tagger = load_tagger(engine="student", model=model, stages=(*tagger.stages, *extra))
     else:
+        config = replace(config, stages=(*config.stages, *extra))
         tagger = load_tagger(ensemble, model=model, labels=labels, config=config, backend=backend)
     result = evaluate(tagger, gold_path, mapper, mode, limit, errors_path, context)
     result["seconds"] = round(time.time() - t0, 1)
+    result["stages"] = list(tagger.stages)
     return result
 
 
 def report_text(gold_path: str | os.PathLike, result: dict) -> str:
     """The human-readable summary of an ``evaluate_model`` result."""
     lines = [f"{gold_path}: {result['sentences']} sentences, {result['gold_entities']} gold entities, "
-             f"{result['seconds']} s"]
+             f"{result['seconds']} s", f"  stages: {','.join(result['stages']) or 'none'}"]
     if "end_to_end" in result:
         m = result["end_to_end"]["micro"]
         lines.append(f"  end-to-end strict micro: P {m['precision']:.3f} R {m['recall']:.3f} F1 {m['f1']:.3f}")

@@ -19,7 +19,7 @@ COMMANDS = {"fill": "fill", "pretrain": "pretrain", "cluster": "cluster", "neigh
             "search": "vectors", "classify": "vectors", "diagnose": "diagnose", "tag": "tag", "distill": "distill", "calibrate": "distill",
             "eval": "evaluate", "relations": "relations", "synonyms": "synonyms", "annotate": "annotate",
             "whiten": "vectors", "flow": "vectors", "labels": "labels", "phrases": "phrases", "lexicon": "lexicon",
-            "endings": "lexicon", "shapes": "lexicon", "adapt": "adapt"}
+            "endings": "lexicon", "adapt": "adapt"}
 
 
 class LazyCommands(TyperGroup):

@@ -1,6 +1,5 @@
-"""`uner lexicon`, `uner endings` and `uner shapes`: a domain's typed terms, word endings and symbol shapes from its
-tagged corpus, for the ``lexicon``, ``word_endings`` and ``word_shapes`` stages (uner.vocab.lexicon, .endings,
-.shapes)."""
+"""`uner lexicon` and `uner endings`: a domain's typed terms and word endings from its tagged corpus, for the
+``lexicon`` and ``word_endings`` stages (uner.vocab.lexicon, .endings)."""
 
 from __future__ import annotations
 
@@ -14,7 +13,6 @@ import typer
 
 from ..vocab.endings import EndingParams, Endings
 from ..vocab.lexicon import Lexicon, Tagged
-from ..vocab.shapes import Shapes
 from ._util import app, fail
 
 T = TypeVar("T")
@@ -56,9 +54,9 @@ def lexicon(
 _Tagged = Annotated[list[Path], typer.Argument(help="The domain corpus as uner tag wrote it (.jsonl).")]
 _Out = Annotated[Path, typer.Option("--out", "-o", help="The table to write (.tsv), e.g. LABELS/stages/x.tsv.")]
 _MinSeen = Annotated[int, typer.Option("--min-seen", min=1, help="Words seen fewer times say nothing.")]
-_MinWords = Annotated[int, typer.Option("--min-words", min=1, help="Typed words an ending or a shape needs.")]
+_MinWords = Annotated[int, typer.Option("--min-words", min=1, help="Typed words an ending needs.")]
 _MinPrecision = Annotated[float, typer.Option("--min-precision", min=0.0, max=1.0,
-                                              help="Share of its words an ending or a shape must type.")]
+                                              help="Share of its words an ending must type.")]
 
 
 @app.command()
@@ -67,29 +65,12 @@ def endings(tagged: _Tagged, out: _Out, min_seen: _MinSeen = EndingParams.min_se
             min_precision: _MinPrecision = EndingParams.min_precision) -> None:
     """Learn the word endings whose words the tagged corpus types one way (the stems of a drug class, the suffixes
     of disease names), with the words that are exceptions, into a table for the word_endings stage."""
-    table = _learn(Endings, tagged, out, EndingParams(min_seen=min_seen, min_words=min_words,
-                                                      min_precision=min_precision))
-    typer.echo(f"{out}: {len(table.endings):,} endings")
-
-
-@app.command()
-def shapes(tagged: _Tagged, out: _Out, min_seen: _MinSeen = EndingParams.min_seen,
-           min_words: _MinWords = EndingParams.min_words,
-           min_precision: _MinPrecision = EndingParams.min_precision) -> None:
-    """Learn the shapes of the symbols that the tagged corpus types one way (genes written like "CD44" or
-    "Stat3"), with the symbols that are exceptions, into a table for the word_shapes stage."""
-    table = _learn(Shapes, tagged, out, EndingParams(min_seen=min_seen, min_words=min_words,
-                                                     min_precision=min_precision))
-    typer.echo(f"{out}: {len(table.shapes):,} shapes")
-
-
-def _learn(kind: type[Endings] | type[Shapes], tagged: list[Path], out: Path, params: EndingParams
-           ) -> Endings | Shapes:
-    """``kind.build`` over the tagged files, saved to ``out``; a missing path or a bad record fails naming it."""
     _check_paths(tagged, out)
-    table = _built(lambda: kind.build(read_tagged(tagged), params, progress=_progress))
+    table = _built(lambda: Endings.build(read_tagged(tagged), EndingParams(min_seen=min_seen, min_words=min_words,
+                                                                           min_precision=min_precision),
+                                         progress=_progress))
     table.save(out)
-    return table
+    typer.echo(f"{out}: {len(table.endings):,} endings")
 
 
 def _check_paths(tagged: list[Path], out: Path) -> None:

@@ -11,9 +11,6 @@ type when at least ``min_words`` of the words that end in it are typed that type
 ``min_precision`` of the words seen that end in it. The words that end in it and are not typed that way are kept
 with it as its exceptions. A longer ending of the same type as a shorter one it ends in adds nothing and is left
 out. The ``word_endings`` stage types a word no entity covers by its longest kept ending.
-
-How a word is typed and a class of words sharing a form is kept (``typed_words``, ``word_class``, ``WordClass`` and
-its table) is shared with the symbol shapes of ``uner.vocab.shapes``.
 """
 
 from __future__ import annotations
@@ -34,7 +31,7 @@ COLUMNS = ("ending", "type", "subtype", "words", "seen", "precision", "exception
 
 @dataclass(frozen=True)
 class WordClass:
-    """A kept class of words that share a form (``key``: an ending here, a shape in ``uner.vocab.shapes``): its
+    """A kept class of words that share a form (``key``: the ending): its
     type and subtype, how many of its words the corpus types so of how many seen, and the words it does not."""
 
     key: str
@@ -48,8 +45,7 @@ class WordClass:
 
 @dataclass(frozen=True)
 class EndingParams:
-    """How an ending is learned (see the module docstring); a shape (``uner.vocab.shapes``) reads the same fields but
-    the lengths and ``min_stem``."""
+    """How an ending is learned (see the module docstring)."""
 
     min_seen: int = 2
     min_rate: float = 0.5

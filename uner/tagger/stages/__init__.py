@@ -11,26 +11,9 @@ A document that comes as several texts (a gold file of sentences) goes through `
 stages that read beyond a sentence (``abbreviations``, ``repeated_names``) see the earlier texts that carry what a
 text mentions.
 
-Shipped stages: two conventions of English news, the general domain's, ``person_titles`` (``titles``) and
-``sports_teams`` (``teams``); and the biomedical domain's: ``abbreviations`` (``abbreviations``), a short form defined
-in the document, "long form (SF)", typed as its long form's entity (it may add entities); ``phrase_bounds`` and
-``degree_modifiers`` (``phrases``), edges moved by the domain corpus's phrase counts; ``word_endings`` (``endings``), a
-word no entity covers typed by the ending its tagged corpus's drugs or diseases share, and ``word_shapes``
-(``endings``), a symbol no entity covers typed by the shape its tagged corpus's genes share ("p230" as "p53");
-``hyphen_compounds`` (``phrases``), two entities that the corpus writes as one hyphenated word joined;
-``name_pieces`` (``pieces``), names built from hyphen-joined pieces made whole (both join entities, so they may drop
-some), and ``piece_bounds`` (``pieces``), the names so joined bounded again by the corpus's phrases;
-``leading_counts`` (``counts``), the numbers that count an entity cut; ``rarely_tagged`` (``lexicon``), the words
-the domain's tagged corpus rarely tags dropped; ``contained_names`` and ``derived_adjectives`` (``contained``), a
-therapy, group, dose or gene's transcription giving way to the drug, disease or gene it holds ("olanzapine
-treatment", "VEGF transcription") and the adjectives of the corpus's diseases added ("hypertensive");
-``lexicon`` (``lexicon``), the terms the corpus knows added where a sentence missed them; ``class_nouns`` (``phrases``),
-the entities that name a class ("a dose", "the drug") dropped; ``bare_heads`` (``heads``), a name's head noun alone
-("these genes", "the cells") dropped; and ``coordinated_heads`` (``coordination``), a modifier coordinated before a
-disease taken in ("breast and ovarian cancer"); ``trailing_heads`` (``heads``), the head noun after a name taken in
-("TIMP-2 mRNA"); ``head_subtypes`` (``heads``), the subtype a name's head noun names
-("IL-2 gene" DNA); ``named_lines`` (``heads``), cells named by a proper name or a code a cell line ("U937 cells");
-last ``repeated_names`` (``repeats``), a name tagged once in a document tagged where the document writes it again.
+The shipped stages, what each does, the domain that lists it and what it adds on which dev sets: the table in
+docs/design.md §3.3d. A dataset's annotation convention is no stage of a domain: its mapping turns such stages on
+for ``uner eval`` (``Mapping.stages``; ``uner tag --stages`` runs the same list).
 """
 
 from __future__ import annotations
@@ -42,7 +25,7 @@ from operator import is_not
 
 from ..scoring import Entity
 # (importing the modules registers the shipped stages)
-from . import (abbreviations, contained, coordination, counts, endings, heads, lexicon, phrases,  # noqa: F401
+from . import (abbreviations, coordination, counts, endings, heads, lexicon, phrases,  # noqa: F401
                pieces, repeats, teams, titles)
 from .edges import tidy, tidy_bounds
 from .registry import (STAGES, LoadedStage, Stage, check_stage_types, forget_loaded, load_stages, read_words, register,

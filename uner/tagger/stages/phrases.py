@@ -333,16 +333,15 @@ def bounds(doc: PhraseDoc, i: int, j: int, words: PhraseWords, taken: set[int] =
 
 
 @register("phrase_bounds", PhraseWords)
-def phrase_bounds(text: str, entities: Sequence[Entity], words: PhraseWords,
-                  moves: Callable[[Entity], bool] | None = None) -> list[Entity]:
-    """Each entity (or each that ``moves`` picks) with its edges where the corpus's phrases have them."""
+def phrase_bounds(text: str, entities: Sequence[Entity], words: PhraseWords) -> list[Entity]:
+    """Each entity with its edges where the corpus's phrases have them."""
     if not entities:
         return []
     doc = PhraseDoc(text, words.counts)
     ranges, taken = doc.ranges(entities)
     out = []
     for ent, (i, j) in zip(entities, ranges):
-        if i is None or j is None or j <= i or (moves is not None and not moves(ent)):
+        if i is None or j is None or j <= i:
             out.append(ent)
             continue
         ni, nj = bounds(doc, i, j, words, taken.difference(range(i, j)),

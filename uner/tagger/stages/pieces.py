@@ -19,12 +19,6 @@ A word another entity holds is never taken. Tokens are those of the phrase count
 "caspase-9" and "caspase - 9" read alike. Settings, the joining marks ("-") and the Greek letters: the labels'
 ``stages/name_pieces.yaml``.
 
-The ``piece_bounds`` stage, listed after ``name_pieces``, gives the names that hold a joining mark the edges the
-domain's corpus gives them (``phrase_bounds``, with its settings): ``phrase_bounds`` ran before the pieces were joined
-and saw "NF" and "kappa", not "NF - kappa", which the corpus writes before "B" ("NF - kappa B"). Only the names of the
-domain's types move (``stages/piece_bounds.yaml``): a measure joined from numbers ("3 - 4 months") is no name, and
-the words around it ("every", "within") are not its edges. The other entities stay as they are, and a sentence
-without such a name costs one look at its entities.
 """
 
 from __future__ import annotations
@@ -34,7 +28,6 @@ from dataclasses import dataclass, replace
 
 from ...vocab.phrases import cached_tokens
 from ..scoring import Entity
-from .phrases import PhraseWords, phrase_bounds
 from .registry import Words, register
 
 
@@ -118,28 +111,3 @@ def _stem(a: Entity, b: Entity, words: PieceWords) -> Entity:
         return b if words.piece(a.text) else a
     return a if (a.score or 0) >= (b.score or 0) else b
 
-
-@dataclass(frozen=True)
-class PieceBoundWords:
-    """The joining marks of ``name_pieces``, the settings of ``phrase_bounds`` and the entity types moved."""
-
-    joiners: frozenset[str]
-    bounds: PhraseWords
-    types: tuple[str, ...]  # the entity types moved
-
-    @classmethod
-    def read(cls, read: Words) -> PieceBoundWords:
-        return cls(PieceWords.read(read).joiners, PhraseWords.read(read),
-                   tuple(map(str, read("piece_bounds")["types"])))
-
-    def moves(self, ent: Entity) -> bool:
-        """Whether ``ent`` is of the types moved and holds a joining mark."""
-        return ent.type in self.types and any(j in ent.text for j in self.joiners)
-
-
-@register("piece_bounds", PieceBoundWords)
-def piece_bounds(text: str, entities: Sequence[Entity], words: PieceBoundWords) -> list[Entity]:
-    """``entities`` with the edges of those of the ``types`` that hold a joining mark where the corpus has them."""
-    if not any(map(words.moves, entities)):  # (most sentences: no such name)
-        return list(entities)
-    return phrase_bounds(text, entities, words.bounds, words.moves)
