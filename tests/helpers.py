@@ -53,7 +53,6 @@ BIO_STAGES = ("abbreviations", "phrase_bounds", "word_endings", "hyphen_compound
               "trailing_heads", "repeated_names")
 # the shipped biomedical student's (its tagger.yaml): those of the domain's that still pay through it, and conventions
 STUDENT_BIO_STAGES = ("abbreviations", "phrase_bounds", "word_endings", "hyphen_compounds", "name_pieces",
-                      "rarely_tagged", "lexicon", "class_nouns", "bare_heads", "coordinated_heads", "trailing_heads",
-                      "repeated_names")
+                      "rarely_tagged", "lexicon", "coordinated_heads", "trailing_heads", "repeated_names")
 # JNLPBA's: the domain's, then the two its mapping turns on (its annotation convention: uner/mappings/jnlpba.yaml)
 JNLPBA_STAGES = (*BIO_STAGES, "head_subtypes", "named_lines")

@@ -315,15 +315,21 @@ def test_class_nouns_judge_a_plural_by_its_singular():
         ("dose",), ("therapy",), ("class",), ("high", "dose"), ("5s",)]
 
 
-def test_the_biomedical_student_leaves_out_plural_class_nouns():
-    """End to end with the shipped student and table: "Higher doses" is a drug without ``class_nouns`` and goes with
-    it, as "drugs" ("drug" follows a determiner in 26 % of its uses); "morphine" and "seizures" stay."""
-    text = "Higher doses of these drugs increased the risk of seizures in patients given morphine ."
-    [off] = Student.from_pretrained("uner-student-bio", stages=NO_CLASS_NOUNS).tag([text])
-    [on] = Student.from_pretrained("uner-student-bio").tag([text])
-    assert "Higher doses" in {e.text for e in off}
-    on = {e.text: e.type for e in on}
-    assert not {"drugs", "Higher doses"} & on.keys() and on["morphine"] == "DRUG" and on["seizures"] == "DISEASE"
+def test_the_biomedical_student_leaves_out_class_nouns_itself():
+    """End to end with the shipped student and tables: the student, taught on the teacher's output with
+    ``class_nouns``, no longer runs the stage (issue 77) and tags no class noun itself ("Higher doses", "drugs",
+    "single dose", "the drug"; "antagonist", which the corpus writes after a content word in 75 % of its uses), while
+    "morphine", "seizures" and "cocaine" stay."""
+    student = Student.from_pretrained("uner-student-bio")
+    assert "class_nouns" not in student.stages and "class_nouns" in BIO_STAGES
+    texts = ["Higher doses of these drugs increased the risk of seizures in patients given morphine .",
+             "A single dose of the drug reduced the risk of seizures in patients treated with morphine .",
+             "The inhibitor blocked morphine analgesia in rats .", "This antagonist reversed the effect of cocaine ."]
+    found = [{e.text: e.type for e in ents} for ents in student.tag(texts)]
+    for tagged in found[:2]:
+        assert tagged["morphine"] == "DRUG" and tagged["seizures"] == "DISEASE"
+    assert not {"drugs", "Higher doses", "single dose", "dose", "drug", "inhibitor", "antagonist"} & set().union(*found)
+    assert found[3]["cocaine"] == "DRUG"
 
 
 def test_a_verdict_on_words_and_one_on_an_entity_are_kept_apart():
@@ -344,11 +350,10 @@ def test_the_verdicts_kept_are_bounded(monkeypatch):
     assert verdicts == [True, False, False, False, True, False, True] and len(words._judged) <= 2
 
 
-@pytest.mark.parametrize("engine", [("--engine", "student", "--model", "uner-student-bio"),
-                                    ("--engine", "teacher", "--model", "uner-bio", "--explain")])
-def test_the_biomedical_taggers_leave_out_class_nouns(tmp_path, engine):
-    """End to end with the shipped biomedical models and table: "(single) dose" and "drug" are no drugs, "risk" no
-    disease; "morphine" and "seizures" stay. Without the stage the teacher tags them, the student "single dose"."""
+def test_the_biomedical_teacher_leaves_out_class_nouns(tmp_path):
+    """End to end with the shipped biomedical model and table: "(single) dose" and "drug" are no drugs, "risk" no
+    disease; "morphine" and "seizures" stay. Without the stage the teacher tags them."""
+    engine = ("--engine", "teacher", "--model", "uner-bio", "--explain")
     src = tmp_path / "in.txt"
     src.write_text("A single dose of the drug reduced the risk of seizures in patients treated with morphine .\n")
     found = {}
@@ -394,14 +399,3 @@ def test_uner_phrases_reports_bad_paths_in_one_line(tmp_path, args, message):
     args = [str(corpus) if a == "CORPUS" else str(tmp_path / a) if a.endswith(".npz") else a for a in args]
     out = uner("phrases", *args)
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and message in out.stderr, out.stderr
-
-
-def test_the_biomedical_student_leaves_out_class_nouns_written_after_their_members():
-    """End to end with the shipped student and table: the student types "antagonist" a drug; the corpus writes it
-    after a content word in 75 % of its uses ("aromatase inhibitor": 77 %), so it goes; "cocaine" (27 %) stays."""
-    texts = ["The inhibitor blocked morphine analgesia in rats .", "This antagonist reversed the effect of cocaine ."]
-    off = Student.from_pretrained("uner-student-bio", stages=NO_CLASS_NOUNS).tag(texts)
-    on = Student.from_pretrained("uner-student-bio").tag(texts)
-    assert "antagonist" in {e.text for ents in off for e in ents}
-    on = {e.text: e.type for ents in on for e in ents}
-    assert "inhibitor" not in on and "antagonist" not in on and on["cocaine"] == "DRUG"
