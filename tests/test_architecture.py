@@ -96,6 +96,17 @@ def test_modules_inside_a_part_import_each_other_without_a_cycle():
     assert nx.is_directed_acyclic_graph(graph), list(nx.simple_cycles(graph))
 
 
+
+def test_no_stage_imports_another():
+    """Issue 77: a stage module imports only what the stages share (``registry``, ``shared``, ``edges``), never
+    another stage, so that a stage is read, changed or removed in one place."""
+    stages = PACKAGE / "tagger" / "stages"
+    own = {p.stem for p in stages.glob("*.py")} - {"__init__", "registry", "shared", "edges"}
+    crossing = [f"{path.name} imports {name}" for path in sorted(stages.glob("*.py")) if path.stem in own
+                for name, _ in _imports(path)
+                if name.startswith("uner.tagger.stages.") and name.rsplit(".", 1)[1] in own]
+    assert own and not crossing, crossing
+
 def test_no_module_is_over_400_lines():
     long = {str(p.relative_to(PACKAGE.parent)): n for p in _files()
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}

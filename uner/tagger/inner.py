@@ -23,7 +23,7 @@ from functools import cache
 from ..spans import Span
 from ..vocab.phrases import PhraseCounts
 from .scoring import Entity
-from .stages.phrases import PhraseDoc, load_counts
+from .stages.shared import PhraseDoc, load_counts
 from .stages.registry import Words
 
 NAME = "inner_names"

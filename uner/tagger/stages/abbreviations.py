@@ -47,7 +47,7 @@ from dataclasses import dataclass, replace
 
 from ..scoring import Entity
 from .registry import Words, register, shipped
-from .teams import is_country, read_countries
+from .shared import in_countries, mentions, occurrences, read_countries
 
 MAX_SF_CHARS = 10
 MAX_LF_CHARS = 500  # the text before a short form searched for its long form
@@ -130,7 +130,7 @@ def _short_form(text: str, start: int, end: int, countries: frozenset[str]) -> t
     words = [w for w in sf.split() if any(c.isalnum() for c in w)]
     chars = sum(not c.isspace() for c in sf)
     if not (1 <= len(words) <= 2 and 2 <= chars <= MAX_SF_CHARS and sf[:1].isalnum()
-            and any(c.isupper() for c in sf)) or _is_word(sf) or is_country(sf, countries):
+            and any(c.isupper() for c in sf)) or _is_word(sf) or in_countries(sf, countries):
         return None
     return start, end
 
@@ -160,7 +160,7 @@ def _long_form(text: str, open_at: int, sf: str) -> tuple[int, int] | None:
         return None
     start = _balanced_start(text, begin, start, end)
     long_form = text[start:end]
-    if len(long_form) <= len(sf) or _occurrences(long_form, sf):
+    if len(long_form) <= len(sf) or occurrences(long_form, sf):
         return None
     return start, end
 
@@ -198,31 +198,6 @@ def _balanced_start(text: str, begin: int, start: int, end: int) -> int:
             opener = text.rfind("(" if ch == ")" else "[", begin, start)
             return opener if opener >= 0 else start
     return start
-
-
-def mentions(text: str, sf: str) -> list[int]:
-    """Start offsets of ``sf`` in ``text`` bounded by neither letters, digits nor hyphens ("5-FU", not in
-    "5-FU-treated")."""
-    return _occurrences(text, sf, "-")
-
-
-def _occurrences(text: str, sf: str, joiners: str = "") -> list[int]:
-    """Start offsets of ``sf`` in ``text`` with no word character (a letter, digit or "_", as regex ``\\w``) nor one
-    of ``joiners`` on either side, found left to right as a regular expression would (after a match the search goes
-    on from its end). A string search: a pattern compiled per short form cost more than the search itself."""
-    out, n = [], len(sf)
-    at = text.find(sf)
-    while at >= 0:
-        if not (_joins(text[at - 1 : at], joiners) or _joins(text[at + n : at + n + 1], joiners)):
-            out.append(at)
-            at = text.find(sf, at + max(n, 1))
-        else:
-            at = text.find(sf, at + 1)
-    return out
-
-
-def _joins(ch: str, joiners: str) -> bool:
-    return ch != "" and (ch.isalnum() or ch == "_" or ch in joiners)
 
 
 def _head_entity(text: str, entities: Sequence[Entity], start: int, end: int, prepositions: frozenset[str]

@@ -20,8 +20,8 @@ from dataclasses import dataclass, replace
 
 from ...vocab.phrases import PhraseCounts, tokens
 from ..scoring import Entity
-from .phrases import PhraseDoc, load_counts, tie
 from .registry import Words, register
+from .shared import PhraseDoc, load_counts, tie
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from ...vocab.endings import Endings
 from ..scoring import Entity
-from .lexicon import add_uncovered, load_table
 from .registry import Words, register
+from .shared import add_uncovered, load_table
 
 
 @dataclass(frozen=True)

@@ -38,8 +38,8 @@ from dataclasses import dataclass, replace
 
 from ...vocab.phrases import PhraseCounts, tokens
 from ..scoring import Entity
-from .phrases import load_counts
 from .registry import Settings, Words, register
+from .shared import load_counts
 
 
 HYPHEN = re.compile(r"\s*-\s*")  # ("HL - 60" as "HL-60")

@@ -16,49 +16,14 @@ tagged in fewer than ``below`` of its occurrences goes. Its table, threshold and
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TypeVar
 
 from ...vocab.lexicon import Lexicon
 from ...vocab.phrases import cached_tokens
 from ..scoring import Entity
-from .registry import Settings, Words, register
-
-T = TypeVar("T")
-
-
-def load_table(read: Words, conf: dict, load: Callable[[Path], T] = Lexicon.load) -> T:
-    """The table a stage's settings name, read by ``load`` (a lexicon's by default); ValueError naming the file
-    when it cannot be read."""
-    path = read.path(conf["table"])
-    try:
-        return load(path)
-    except OSError as exc:
-        raise ValueError(f"{path}: {exc.strerror}") from None
-
-
-def sure_terms(read: Words, conf: Settings) -> Lexicon:
-    """The terms of the table that the settings ``conf`` name, tagged at least ``min_tagged`` times, in at least
-    ``min_rate`` of their occurrences, with at least ``min_share`` of their tags on one type, of the ``types`` (all
-    when there is no such entry)."""
-    return load_table(read, conf).select(int(conf["min_tagged"]), float(conf["min_rate"]), float(conf["min_share"]),
-                                         conf.listed_types())
-
-
-def rare_terms(read: Words, conf: Settings) -> Lexicon:
-    """The terms of the table that the settings ``conf`` name, tagged in fewer than ``below`` of their occurrences
-    (``Lexicon.rarely_tagged``, with ``name_letters`` when given): common words, not names."""
-    letters = conf.get("name_letters")
-    return load_table(read, conf).rarely_tagged(float(conf["below"]), None if letters is None else int(letters))
-
-
-def add_uncovered(entities: Sequence[Entity], found: Iterable[Entity]) -> list[Entity]:
-    """``entities`` and those of ``found`` that no entity of ``entities`` overlaps, in start order."""
-    added = [f for f in found if not any(ent.start < f.end and f.start < ent.end for ent in entities)]
-    return sorted([*entities, *added], key=lambda e: e.start) if added else list(entities)
-
+from .registry import Words, register
+from .shared import add_uncovered, rare_terms, sure_terms
 
 @dataclass(frozen=True)
 class LexiconWords:

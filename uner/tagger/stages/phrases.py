@@ -56,16 +56,15 @@ one-word entity of the ``modified_types`` also goes when the corpus writes it af
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from functools import cache
 
 from ...vocab.lexicon import Lexicon
 from ...vocab.memo import Memo
-from ...vocab.phrases import PhraseCounts, cached_tokens, token_hash
+from ...vocab.phrases import PhraseCounts, cached_tokens
 from ..scoring import Entity
-from .lexicon import load_table
 from .registry import Words, register
+from .shared import PhraseDoc, load_counts, load_table
 
 
 @dataclass(frozen=True)
@@ -104,12 +103,6 @@ class PhraseWords:
         "calcium" in "calcium chloride", "heparin" in "heparin treatment" stay; "intravenous" does not."""
         term = self.names.terms.get((word,))
         return term is not None and term.type == type_ and term.subtype not in self.modifier_subtypes
-
-
-@cache
-def load_counts(path) -> PhraseCounts:
-    """A phrase-count table, read once per process (stages that share one table share it)."""
-    return PhraseCounts.load(path)
 
 
 @dataclass(frozen=True)
@@ -261,59 +254,6 @@ class ClassWords(AfterWords):
         cut = i + 1 if edge == i else j - 1
         return (doc.words[edge].isalpha() and self.follows((doc.words[edge],))
                 and doc.tie(i, cut, j) < self.keep_tie)
-
-
-def tie(both: int, left: int, right: int) -> float:
-    """How strongly two parts come together: the larger conditional probability of both given each (0: unseen)."""
-    return max(both / left if left else 0.0, both / right if right else 0.0)
-
-
-class PhraseDoc:
-    """One document's tokens and the tie of word sequences in it."""
-
-    def __init__(self, text: str, counts: PhraseCounts) -> None:
-        self.text, self.toks = text, cached_tokens(text)
-        self.words = [t[0] for t in self.toks]
-        self.counts = counts
-        self._seen: dict[tuple[int, int], int] = {}
-        self.starts = {s: i for i, (_, s, _) in enumerate(self.toks)}  # character offset → the token starting there
-        self.ends = {e: i for i, (_, _, e) in enumerate(self.toks, 1)}  # ... → one past the token ending there
-
-    def ranges(self, entities: Sequence[Entity]) -> tuple[list[tuple[int | None, int | None]], set[int]]:
-        """Each entity's token range [i, j) (None for an edge inside a token), and the tokens that they cover."""
-        ranges = [(self.starts.get(e.start), self.ends.get(e.end)) for e in entities]
-        return ranges, {t for a, b in ranges if a is not None and b is not None for t in range(a, b)}
-
-    def count(self, i: int, j: int) -> int:
-        if (i, j) not in self._seen:
-            self._seen[i, j] = self.counts.count_hashed([token_hash(w) for w in self.words[i:j]])
-        return self._seen[i, j]
-
-    def tie(self, i: int, cut: int, j: int) -> float:
-        """How strongly tokens i..cut-1 and cut..j-1 come together: the larger conditional probability."""
-        both = self.count(i, j)
-        return tie(both, self.count(i, cut), self.count(cut, j)) if both else 0.0
-
-    def joined(self, i: int) -> float:
-        """How strongly the words at ``i`` and ``i + 2``, a connector between them, come together: the larger
-        conditional probability of the three tokens given either word (0 when either is unseen)."""
-        return tie(self.count(i, i + 3), self.count(i, i + 1), self.count(i + 2, i + 3))
-
-    def is_word(self, i: int) -> bool:
-        return 0 <= i < len(self.words) and self.words[i][0].isalnum()
-
-    def is_connector(self, i: int) -> bool:
-        return 0 <= i < len(self.words) and self.words[i] in self.counts.connectors
-
-    def unit(self, i: int, step: int, taken: set[int]) -> int | None:
-        """The token index reached by joining the word at ``i`` (through a connector there: the word after it)
-        going ``step`` (-1 left, +1 right); None when there is no such word, it is a frequent word or a token on
-        the way is in ``taken`` (another entity's)."""
-        if self.is_connector(i) and i not in taken:
-            i += step
-        if not self.is_word(i) or i in taken or self.words[i] in self.counts.frequent:
-            return None
-        return i
 
 
 def bounds(doc: PhraseDoc, i: int, j: int, words: PhraseWords, taken: set[int] = frozenset(),

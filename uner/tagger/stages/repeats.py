@@ -4,7 +4,7 @@ A document names the same thing with the same string ("one sense per discourse",
 label consistency across a document, Krishnan and Manning 2006): "dobutamine" tagged in the first sentence of an
 abstract is the same drug in the fifth, where its context may give the tagger less to go on ("dobutamine was
 stopped"). So each kept entity's exact text (case and all) is looked for again in the document, bounded by neither
-a word character nor a hyphen as a short form is (``abbreviations.mentions``), longer names first, and a mention
+a word character nor a hyphen as a short form is (``shared.mentions``), longer names first, and a mention
 that no kept entity overlaps is **added** as a copy of the nearest tagged mention before it (else the first after
 it): its type, subtype, score and vote distribution ("IL-2 receptor" is found whole before "IL-2" inside it is
 looked at). Entities are never retyped, re-bounded or dropped: a mention that the tagger tagged otherwise keeps
@@ -31,9 +31,8 @@ from dataclasses import dataclass, replace
 from ...vocab.lexicon import Lexicon
 from ...vocab.phrases import cached_tokens
 from ..scoring import Entity
-from .abbreviations import mentions
-from .lexicon import rare_terms
 from .registry import Words, register
+from .shared import mentions, rare_terms
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from typing import Sequence
 
 from ..scoring import Entity
 from .registry import Words, register, shipped
+from .shared import in_countries, read_countries
 
 
 @dataclass(frozen=True)
@@ -41,19 +42,16 @@ class TeamWords:
         return self.place, self.team
 
 
-def read_countries(read: Words) -> frozenset[str]:
-    """Country names (``stages/countries.yaml``), lower-cased without dots."""
-    return frozenset(read("countries")["countries"])
-
 _INT = re.compile(r"\d{1,3}")
 _SCORE = re.compile(r"\d{1,3}-\d{1,3}")
 _STAT = re.compile(r"\d{1,3}|\d*\.\d+|-|\d+/\d+|\d+-\d+")
 
 
+
 def is_country(name: str, countries: frozenset[str] | None = None) -> bool:
     """Whether ``name`` is a country (or a nation's side) by its usual English names, case and dots ignored
     (``countries``: the shipped labels' by default)."""
-    return " ".join(name.lower().replace(".", "").split()) in (countries or shipped(TeamWords).countries)
+    return in_countries(name, countries or shipped(TeamWords).countries)
 
 
 @register("sports_teams", TeamWords)
