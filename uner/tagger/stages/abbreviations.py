@@ -47,7 +47,7 @@ from dataclasses import dataclass, replace
 
 from ..scoring import Entity
 from .registry import Words, register, shipped
-from .shared import in_countries, mentions, occurrences, read_countries
+from .shared import in_countries, mentions, occurrences
 
 MAX_SF_CHARS = 10
 MAX_LF_CHARS = 500  # the text before a short form searched for its long form
@@ -68,7 +68,8 @@ class AbbreviationWords:
 
     @classmethod
     def read(cls, read: Words) -> AbbreviationWords:
-        return cls(frozenset(read("abbreviations")["prepositions"]), read_countries(read))
+        data = read("abbreviations")
+        return cls(frozenset(data["prepositions"]), frozenset(data["countries"]))
 
 
 @dataclass(frozen=True)

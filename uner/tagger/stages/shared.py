@@ -1,6 +1,6 @@
 """What the post-typing stages share, so that no stage imports another: reading the domain's tables (phrase counts,
 lexicon), a document's tokens and the tie of its word sequences, how an entity found is added, where a string is
-mentioned, and the country names."""
+mentioned, and whether a name is one of the countries a stage's settings list."""
 
 from __future__ import annotations
 
@@ -130,11 +130,6 @@ def occurrences(text: str, sf: str, joiners: str = "") -> list[int]:
 
 def _joins(ch: str, joiners: str) -> bool:
     return ch != "" and (ch.isalnum() or ch == "_" or ch in joiners)
-
-
-def read_countries(read: Words) -> frozenset[str]:
-    """Country names (``stages/countries.yaml``), lower-cased without dots."""
-    return frozenset(read("countries")["countries"])
 
 
 def in_countries(name: str, countries: frozenset[str]) -> bool:

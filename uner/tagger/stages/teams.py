@@ -4,8 +4,8 @@ The masked LM types a span by what else fits its slot, and what fits "[MASK] bea
 other counties: a place. Clubs named after their town are organisations (CoNLL-2003, OntoNotes and ACE agree),
 while a country's side stays the country ("Romania beat Lithuania" is a location in CoNLL-2003 and a GPE in
 OntoNotes). The cue is the sentence's shape, which a tagger of single spans does not see: result lines, league
-tables, fixtures and the verbs of a match. Word lists and type names: the labels' ``stages/sports_teams.yaml``
-and ``stages/countries.yaml``.
+tables, fixtures and the verbs of a match. Word lists and type names: the labels' ``stages/sports_teams.yaml`` (its
+countries: ``stages/countries.yaml``'s list).
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from typing import Sequence
 
 from ..scoring import Entity
 from .registry import Words, register, shipped
-from .shared import in_countries, read_countries
+from .shared import in_countries
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class TeamWords:
     def read(cls, read: Words) -> TeamWords:
         data = read("sports_teams")
         lists = (frozenset(data[k]) for k in ("match_verbs", "result_verbs", "versus", "win_nouns", "match_nouns"))
-        return cls(read_countries(read), *lists, data["types"]["place"], data["types"]["team"])
+        return cls(frozenset(data["countries"]), *lists, data["types"]["place"], data["types"]["team"])
 
     @property
     def types(self) -> tuple[str, ...]:
