@@ -318,7 +318,7 @@ def evaluate_model(gold_path: str | os.PathLike, mapping_path: str | os.PathLike
     if student:
         tagger = load_tagger(engine="student", model=model, stages=config_changes.get("stages"))
         if extra:  # (its own stages are known once it is loaded)
-            tagger = load_tagger(engine="student", model=model, stages=(*tagger.stages, *extra))
+            tagger = tagger.with_stages((*tagger.stages, *extra))
     else:
         config = replace(config, stages=(*config.stages, *extra))
         tagger = load_tagger(ensemble, model=model, labels=labels, config=config, backend=backend)

@@ -32,8 +32,9 @@ from ..checks import at_least
 from ..io import Source, atomic_write_text
 from ..labels import LabelsFolder
 from ..models import BACKEND_CHOICES
-from ..paths import TAGGER_FILE, student_dir
+from ..paths import TAGGER_FILE
 from ..tagger import DOMAINS, Student, TaggerConfig, TagOptions, tag_file
+from ..tagger.student import student_folder
 from .calibrate import calibrate_student
 from .sample import sample_sentences, write_sentences
 from .select import SelectConfig, relabel, select
@@ -54,10 +55,10 @@ PRESETS: dict[str, list[tuple[str, float]]] = {
 
 def init_student(name: str) -> Path:
     """The folder of the student ``name`` (a folder, or a shipped student's name); ValueError if it is neither."""
-    for folder in (Path(name), student_dir(name)):
-        if (folder / "meta.json").is_file():
-            return folder
-    raise ValueError(f"init: {name}: not a student pipeline folder nor a shipped student")
+    folder = student_folder(name)
+    if not (folder / "meta.json").is_file():
+        raise ValueError(f"init: {name}: not a student pipeline folder nor a shipped student")
+    return folder
 
 
 def labels_domain(model: str | None = None, labels: str | None = None) -> str:

@@ -73,9 +73,7 @@ class Student:
         ``uner-student-bio`` for biomedical text, from the uner-bio package). ``stages``: the post-typing stages
         (default: the ``stages`` of the folder's ``tagger.yaml``, else those of its ``domain``); ``min_score`` as for
         ``Student``."""
-        folder = student_dir() if path is None else Path(path)
-        if path is not None and not folder.exists() and (student_dir(str(path)) / "meta.json").is_file():
-            folder = student_dir(str(path))
+        folder = student_folder(path)
         if not (folder / "meta.json").is_file():
             hint = missing_package_hint(str(path)) if path is not None and not folder.exists() else None
             raise FileNotFoundError(hint or f"{folder}: not a student pipeline folder (no meta.json); train one "
@@ -88,6 +86,10 @@ class Student:
                        settings.score_map(), min_score)
         except ValueError as exc:
             raise ValueError(f"{settings.tagger_path}: {exc}") from None
+
+    def with_stages(self, stages: Sequence[str]) -> Student:
+        """This student (the same pipeline, not loaded again) running ``stages`` instead."""
+        return Student(self.nlp, tuple(stages), self.domain, self.stage_folder, self.score_map, self.min_score)
 
     def save_pretrained(self, folder: str | Path) -> Path:
         """The pipeline and a ``tagger.yaml`` (domain, stages) in ``folder``: ``from_pretrained(folder)`` loads it back."""
@@ -153,6 +155,15 @@ class Student:
         if self._knots is not None:
             values = np.interp(values, self._knots[0], self._knots[1])
         return values.round(4).tolist()
+
+
+def student_folder(name: str | Path | None = None) -> Path:
+    """The folder of the student ``name``: a folder, else a shipped student's name (``uner-student-bio``); None: the
+    general student. The folder may hold no student (``from_pretrained`` says so)."""
+    folder = student_dir() if name is None else Path(name)
+    if name is not None and not folder.exists() and (student_dir(str(name)) / "meta.json").is_file():
+        return student_dir(str(name))
+    return folder
 
 
 def label_name(type_name: str, subtype: str | None) -> str:
