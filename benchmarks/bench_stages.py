@@ -34,7 +34,7 @@ from uner.models import cpu_has_amx, cpu_has_bf16
 from uner.models.resolve import cpu_name
 from uner.tagger import Student, Tagger, TaggerConfig, run_in_context, run_stages
 from uner.tagger.stages import forget_loaded
-from uner.vocab.phrases import cached_tokens, token_hash
+from uner.vocab.phrase_counts import cached_tokens, token_hash
 
 from .sweep_folder import assignment, typed
 from .teacher_backends import FLAGS, cpu_flags

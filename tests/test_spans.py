@@ -7,8 +7,8 @@ import pytest
 from uner.spans import candidate_spans, given_spans, load_spacy, parse_for_spans, parse_inline
 from uner.tagger.span_words import name_joins, noun_phrases
 
-JOINS = name_joins()  # (the shipped labels' stages/name_joins.yaml)
-NAMES = noun_phrases()  # the proper-noun tags alone (stages/noun_phrases.yaml), every convention off
+JOINS = name_joins()  # (the shipped labels' words/name_joins.yaml)
+NAMES = noun_phrases()  # the proper-noun tags alone (words/noun_phrases.yaml), every convention off
 PHRASES = noun_phrases(descriptors=True, coordinations=True, determiners=True)  # (… and noun_phrases.yaml)
 from uner.tagger.stages.titles import strip_title
 
@@ -142,7 +142,7 @@ def test_head_joins_join_a_name_to_its_complement_only_after_a_common_word():
         return {text[s.start : s.end] for s in candidate_spans(doc, policy="names", of_head=heads.__contains__,
                                                                  joins=joins, phrases=NAMES)}
 
-    joined = spans(name_joins(heads=True))  # (the shipped labels' stages/name_joins.yaml and head_joins.yaml)
+    joined = spans(name_joins(heads=True))  # (the shipped labels' words/name_joins.yaml and head_joins.yaml)
     assert {"Grammy Award for Best Rock Album", "Conference on Neural Information Processing Systems",
             "Democratic Party of the Left"} <= joined
     assert {"Keith O'Neill", "Norwich City", "Jones", "Arsenal"} <= joined  # (not after a common word: two names)
@@ -166,8 +166,8 @@ def test_a_longer_name_knows_its_syntactic_head():
 
 
 def test_a_bad_head_joins_file_is_named(tmp_path):
-    (tmp_path / "stages").mkdir()
-    (tmp_path / "stages" / "head_joins.yaml").write_text("joins: [for, on]\n", encoding="utf-8")  # (on: YAML's true)
+    (tmp_path / "words").mkdir()
+    (tmp_path / "words" / "head_joins.yaml").write_text("joins: [for, on]\n", encoding="utf-8")  # (on: YAML's true)
     with pytest.raises(ValueError, match=r"head_joins\.yaml: 'joins' must be a list of words"):
         name_joins(str(tmp_path), heads=True)
 
@@ -228,14 +228,14 @@ def test_a_capitalised_determiner_inside_the_sentence_opens_the_name_after_it():
 
 def test_the_noun_phrase_conventions_read_nothing_unless_switched_on_and_a_bad_file_is_named(tmp_path):
     """Off (``NounPhrases()``, what news and biomedical text get), no span has a descriptor or a group; a labels
-    folder's own ``stages/noun_phrases.yaml`` with a list that is not of labels is named in the error."""
+    folder's own ``words/noun_phrases.yaml`` with a list that is not of labels is named in the error."""
     text = "They released the album Pork Soda , Sailing the Seas of Cheese and Frizzle Fry ."
     spans = candidate_spans(load_spacy()(text), policy="named", joins=JOINS, phrases=NAMES)
     assert spans and all(s.descriptor == "" and s.group == -1 for s in spans)
     on = candidate_spans(load_spacy()(text), policy="named", joins=JOINS, phrases=PHRASES)
     assert any(s.descriptor for s in on) and any(s.group >= 0 for s in on)  # (else "off" proves nothing)
-    (tmp_path / "stages").mkdir()
-    (tmp_path / "stages" / "noun_phrases.yaml").write_text("descriptor_tags: NN\n", encoding="utf-8")
+    (tmp_path / "words").mkdir()
+    (tmp_path / "words" / "noun_phrases.yaml").write_text("descriptor_tags: NN\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"noun_phrases\.yaml: 'descriptor_tags' must be a list of words"):
         noun_phrases(str(tmp_path), descriptors=True)
 

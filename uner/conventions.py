@@ -11,7 +11,7 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class NounPhrases:
     """The parse labels of the conventions of noun phrases, as the tagger reads them from the labels'
-    ``stages/noun_phrases.yaml`` for the ones its domain switches on; an empty set leaves its convention out (the
+    ``words/noun_phrases.yaml`` for the ones its domain switches on; an empty set leaves its convention out (the
     default): ``descriptor_tags`` (with ``apposition_arcs``) give a name its ``Span.descriptor``,
     ``coordination_arcs`` its ``Span.group``, ``determiner_tags`` a capitalised determiner that opens it;
     ``hyphens`` keep a word written with them inside ("support-vector", "Kullback-Leibler") whole in a span;

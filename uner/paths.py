@@ -40,7 +40,8 @@ NEIGHBOURHOODS_FILE = "neighbourhoods.npz"
 SUMMARY_FILE = "summary.json"
 DESCRIPTORS_FILE = "descriptors.jsonl"  # uner adapt: per corpus sentence, its candidate spans' predicted descriptors
 TAGGED_FILE = "tagged.jsonl"  # uner adapt: the teacher's records of the same sentences (the page's --records)
-STAGES_DIR = "stages"  # the post-typing stages' word lists, <stage or list name>.yaml
+STAGES_DIR = "stages"  # the post-typing stages' settings, <stage name>.yaml, and the tables they read
+WORDS_DIR = "words"  # the word lists that are no stage's: name joins, noun-phrase labels, inner names, countries
 SCORES_KEY = "uner_scores"  # a student doc's doc.spans group: its entities with their raw confidences
 
 

@@ -9,11 +9,11 @@ Three span policies (``SPAN_POLICIES``):
   "LONDON 1996-08-30" hold names, not one entity).
 - ``named`` (general text): inside those runs, the maximal stretches of name-like tokens — proper
   nouns, capitalised words that do not open the sentence, letter+digit shapes ("BRCA1",
-  "COVID-19") — joined across the labels' ``stages/name_joins.yaml`` words, "of", "de", "&" …, when a name follows
+  "COVID-19") — joined across the labels' ``words/name_joins.yaml`` words, "of", "de", "&" …, when a name follows
   ("Bank of England"; across "of" only when the word before it passes the caller's ``of_head`` test, so that
   "Keith O'Neill of Norwich City" stays two names: the tagger's test is "a common vocabulary word, not a person's",
   true of "Bank"); with the domain's
-  ``head_joins`` (the labels' ``stages/head_joins.yaml``, switched on per domain by ``TaggerConfig.head_joins``),
+  ``head_joins`` (the labels' ``words/head_joins.yaml``, switched on per domain by ``TaggerConfig.head_joins``),
   across more prepositions after such a word too ("Grammy Award for Best Rock Album", "Party of the Left"). What is
   left of a run is still a candidate but marked ``named=False``: the tagger keeps such a common
   noun only when its votes are very confident. A common noun that a name modifies in the same run takes the name,
@@ -29,7 +29,7 @@ Three span policies (``SPAN_POLICIES``):
   F1 0.731 -> 0.735; docs/log/accuracy.md §5.8).
 
 What a span carries for the tagger besides its offsets, where the caller's ``NounPhrases`` (the labels'
-``stages/noun_phrases.yaml``) asks for it: the common noun in apposition with a name (``descriptor``, "the album Pork
+``words/noun_phrases.yaml``) asks for it: the common noun in apposition with a name (``descriptor``, "the album Pork
 Soda") and the coordination it stands in (``group``, "rock , pop and jazz": ``coordinations``).
 
 A candidate span keeps the titles before a name, since the same words open organisation names ("General
@@ -61,7 +61,7 @@ INLINE_RE = re.compile(r"(\S+?):__entity__")
 @dataclass(frozen=True)
 class NameJoins:
     """The words that join two names into one candidate, as the tagger reads them from the labels'
-    ``stages/name_joins.yaml`` (and ``head_joins.yaml``): ``connectors`` anywhere ("Procter & Gamble", "Ludwig van
+    ``words/name_joins.yaml`` (and ``head_joins.yaml``): ``connectors`` anywhere ("Procter & Gamble", "Ludwig van
     Beethoven"), ``after_common`` (a word or a few) only after a word that the caller's ``of_head`` accepts ("Bank of
     England", with ``head_joins`` "Grammy Award for Best Rock Album"). None by default."""
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from uner.cli import app
 from uner.paths import student_dir
 
-BROKEN = {"stages/countries.yaml": ("countries: [france, spain\n  - x: : y\n", 2),
+BROKEN = {"words/countries.yaml": ("countries: [france, spain\n  - x: : y\n", 2),
           "tagger.yaml": ("domain: general\nsettings: {min_score: [0.5\n", 3),
           "calibration.yaml": ("type_weights:\n  ORGANIZATION: 1.4\n  bad: : [\n", 3)}
 

@@ -10,7 +10,7 @@ import pytest
 from tests.helpers import BIO_STAGES
 from uner.tagger import Entity, Student, TaggerConfig, run_stages
 from uner.tagger.stages.coordination import CoordinationWords, coordinated_heads
-from uner.vocab.phrases import PhraseCounts
+from uner.vocab.phrase_counts import PhraseCounts
 
 CORPUS = (["Breast cancer was common."] * 10 + ["Ovarian cancer was rare."] * 10 + ["Patients were seen."] * 10
           + ["Id2 was bound."] * 5 + ["Id2 mRNA and Id3 mRNA rose."] * 5)

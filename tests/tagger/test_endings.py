@@ -1,4 +1,4 @@
-"""Word endings learned from a tagged corpus (``uner.vocab.endings``, ``uner endings``) and the ``word_endings``
+"""Word endings learned from a tagged corpus (``uner.vocab.ending_table``, ``uner endings``) and the ``word_endings``
 stage that types a word no entity covers by the ending its corpus's words of a type share."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 
 from tests.helpers import table_stage_folder, tagged_record, uner
 from uner.tagger import Entity, run_stages
-from uner.vocab.endings import EndingParams, Endings
+from uner.vocab.ending_table import EndingParams, Endings
 
 PARAMS = EndingParams(min_seen=1, min_words=3, min_precision=0.7)
 

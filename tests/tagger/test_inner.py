@@ -12,7 +12,7 @@ from uner.labels import LabelsFolder
 from uner.spans import Span
 from uner.tagger import Entity, TaggerConfig, load_tagger
 from uner.tagger.inner import InnerNames
-from uner.vocab.phrases import PhraseCounts
+from uner.vocab.phrase_counts import PhraseCounts
 
 # "therapy" follows many words and stands alone; "lithium" is mostly without it; "heart failure" is one phrase
 CORPUS = (["The therapy was stopped ."] * 30 + ["Lithium was given ."] * 10 + ["Lithium therapy helped ."]
@@ -70,8 +70,8 @@ def test_settings_are_read_from_the_labels_and_bad_ones_are_named(tmp_path):
     shipped = InnerNames.load()
     assert "THERAPEUTIC_OR_PREVENTIVE_PROCEDURE" in shipped.containers and "DRUG" not in shipped.containers
     assert "NN" in shipped.name_tags and "JJ" not in shipped.name_tags
-    (tmp_path / "stages").mkdir()
-    (tmp_path / "stages" / "inner_names.yaml").write_text("counts: biomedical_phrases.npz\nmax_tie: 0.05\n")
+    (tmp_path / "words").mkdir()
+    (tmp_path / "words" / "inner_names.yaml").write_text("counts: biomedical_phrases.npz\nmax_tie: 0.05\n")
     with pytest.raises(ValueError, match=r"inner_names\.yaml: bad entry"):
         InnerNames.load(str(tmp_path))
     with pytest.raises(ValueError, match="container label.* NOT_A_LABEL"):
@@ -131,8 +131,7 @@ def test_a_labels_folder_naming_an_unknown_container_fails_with_its_file(tmp_pat
     labels = tmp_path / "labels"
     shutil.copytree(LabelsFolder.of(None, "uner-bio").path, labels, ignore=shutil.ignore_patterns("clusters.yaml",
                                                                                                   "summary.json"))
-    (labels / "stages").mkdir()
-    (labels / "stages" / "inner_names.yaml").write_text(
+    (labels / "words" / "inner_names.yaml").write_text(  # (the copied folder's own, replaced)
         "counts: biomedical_phrases.npz\nmax_tie: 0.05\nmin_head_count: 50\ncontainers: [THERAPY]\nname_tags: [NN]\n")
     src = tmp_path / "in.txt"
     src.write_text("He took lithium .\n")

@@ -1,4 +1,4 @@
-"""The typed lexicon learned from a tagged corpus (``uner.vocab.lexicon``, ``uner lexicon``) and the ``lexicon``
+"""The typed lexicon learned from a tagged corpus (``uner.vocab.lexicon_table``, ``uner lexicon``) and the ``lexicon``
 stage that finds its terms where one sentence missed them."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 
 from tests.helpers import tagged_record, uner
 from uner.tagger import Entity, run_stages
-from uner.vocab.lexicon import Lexicon
+from uner.vocab.lexicon_table import Lexicon
 
 
 CORPUS = [

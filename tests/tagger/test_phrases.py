@@ -1,4 +1,4 @@
-"""Phrase statistics (uner.vocab.phrases) and the stages that read them: phrase_bounds that moves entity edges,
+"""Phrase statistics (uner.vocab.phrase_counts) and the stages that read them: phrase_bounds that moves entity edges,
 degree_modifiers that drops the gradable words opening an entity, and class_nouns that drops the entities naming a
 class."""
 
@@ -17,7 +17,7 @@ from tests.helpers import BIO_STAGES, uner
 from uner.tagger import Entity, Student, TaggerConfig, run_stages
 from uner.tagger.stages.phrases import (ClassWords, CompoundWords, DegreeWords, PhraseDoc, PhraseWords, bounds,
                                         class_nouns, degree_modifiers, hyphen_compounds, phrase_bounds)
-from uner.vocab.phrases import PhraseCounts, ngram_hash, tokens
+from uner.vocab.phrase_counts import PhraseCounts, ngram_hash, tokens
 
 
 # a small "domain corpus": "heart failure" stands alone and after many modifiers; "dilated" nearly always goes
@@ -76,7 +76,7 @@ def test_a_table_saves_and_loads_back_and_a_bad_file_is_named(counts, tmp_path):
 
 def test_hashes_are_stable_across_processes():
     """The table is written once and read on other machines: the hash may not depend on Python's hash seed."""
-    code = "from uner.vocab.phrases import ngram_hash; print(ngram_hash(['heart', 'failure']))"
+    code = "from uner.vocab.phrase_counts import ngram_hash; print(ngram_hash(['heart', 'failure']))"
     for seed in ("1", "7"):
         other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                                env={**os.environ, "PYTHONHASHSEED": seed})

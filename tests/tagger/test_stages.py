@@ -205,3 +205,42 @@ def test_a_stage_file_reads_a_list_of_another_with_same_as(tmp_path):
     (stages / "fifth.yaml").write_text("labels: {same_as: first.missing}\n")
     with pytest.raises(ValueError, match=r"first\.yaml: no 'missing' entry"):
         read_words("fifth", str(tmp_path))
+
+
+def test_a_list_that_breaks_a_stages_order_fails_with_one_line(tmp_path):
+    """Each stage names the stages it must run after; every name is a stage, the shipped lists keep the order, and
+    a list that breaks it fails before any model loads: one line, exit 2, no output file."""
+    import yaml
+
+    from uner.analysis.evaluate import Mapping
+    from uner.tagger.stages import resolve_stages
+
+    assert all(other in STAGES for stage in STAGES.values() for other in stage.after)
+    student_list = yaml.safe_load(open("models/uner-student-bio/tagger.yaml"))["stages"]
+    for names in (BIO_STAGES, student_list, (*BIO_STAGES, *Mapping.named("jnlpba").stages)):
+        assert [s.name for s in resolve_stages(names)] == list(names)
+    with pytest.raises(ValueError, match=r"stage 'repeated_names' must run after 'lexicon'"):
+        resolve_stages(["repeated_names", "lexicon"])
+    inp, out = tmp_path / "in.txt", tmp_path / "out.jsonl"
+    inp.write_text("Aspirin relieved the headache .\n")
+    res = uner("tag", str(inp), "-o", str(out), "--model", "uner-bio", "--stages", "trailing_heads,phrase_bounds")
+    assert res.returncode == 2 and res.stderr.count("\n") == 1, res.stderr
+    assert "'trailing_heads' must run after 'phrase_bounds'" in res.stderr and not out.exists()
+
+
+def test_each_stages_settings_sit_with_the_model_it_serves():
+    """The general labels hold the general stages' settings, the biomedical labels the biomedical ones (the phrase
+    table in the biomedical model's folder), and the word lists that are no stage's sit in ``words/``."""
+    from uner.paths import embedded_models, labels_dir
+    from uner.tagger.stages import read_words
+    from uner.tagger.stages.registry import find_word_file
+
+    general, bio = labels_dir("uner-minilm-l6"), labels_dir("uner-bio")
+    assert {p.stem for p in (general / "stages").glob("*.yaml")} == {"abbreviations", "person_titles", "sports_teams"}
+    for name in BIO_STAGES:
+        if name != "abbreviations":
+            assert find_word_file(f"{name}.yaml") == bio / "stages" / f"{name}.yaml"
+    assert find_word_file("biomedical_phrases.npz") == embedded_models()["uner-bio"] / "stages" / "biomedical_phrases.npz"
+    assert all(find_word_file(f"{name}.yaml").parent.name == "words"
+               for name in ("countries", "head_joins", "inner_names", "name_joins", "noun_phrases"))
+    assert "france" in {w.lower() for w in read_words("abbreviations")["countries"]}  # (same_as a words/ list)

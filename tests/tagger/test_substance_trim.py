@@ -10,8 +10,8 @@ import pytest
 from uner.tagger import Entity, Student, TaggerConfig, run_stages
 from uner.tagger.stages import check_stage_types, load_stages
 from uner.tagger.stages.phrases import PhraseWords, phrase_bounds
-from uner.vocab.lexicon import Lexicon, Term
-from uner.vocab.phrases import PhraseCounts
+from uner.vocab.lexicon_table import Lexicon, Term
+from uner.vocab.phrase_counts import PhraseCounts
 
 # "intravenous" and "calcium" open many phrases and "morphine", "chloride" stand alone: the corpus ties neither pair
 CORPUS = (["Intravenous fluids were given."] * 10 + ["Intravenous access failed."] * 10 + ["Morphine was given."] * 20

@@ -1,5 +1,5 @@
 """`uner lexicon` and `uner endings`: a domain's typed terms and word endings from its tagged corpus, for the
-``lexicon`` and ``word_endings`` stages (uner.vocab.lexicon, .endings)."""
+``lexicon`` and ``word_endings`` stages (uner.vocab.lexicon_table, .endings)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from typing import Annotated, TypeVar
 
 import typer
 
-from ..vocab.endings import EndingParams, Endings
-from ..vocab.lexicon import Lexicon, Tagged
+from ..vocab.ending_table import EndingParams, Endings
+from ..vocab.lexicon_table import Lexicon, Tagged
 from ._util import app, fail
 
 T = TypeVar("T")

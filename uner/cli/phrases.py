@@ -1,4 +1,4 @@
-"""`uner phrases`: count a domain corpus's phrases for the ``phrase_bounds`` stage (uner.vocab.phrases)."""
+"""`uner phrases`: count a domain corpus's phrases for the ``phrase_bounds`` stage (uner.vocab.phrase_counts)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from ..io.corpus import read_paragraphs
-from ..vocab.phrases import PhraseCounts
+from ..vocab.phrase_counts import PhraseCounts
 from ._util import app, fail
 
 

@@ -12,7 +12,7 @@ import yaml
 
 from ..models import ModelNotFoundError, load_vocabulary
 from ..paths import (CALIBRATION_FILE, CLUSTERS_FILE, LABEL_TABLE_FILE, SEEDS_FILE, STAGES_DIR, TAGGER_FILE, TERMS_FILE,
-                     TYPES_FILE, embedded_models, labels_dir, missing_package_hint)
+                     TYPES_FILE, WORDS_DIR, embedded_models, labels_dir, missing_package_hint)
 from .calibration import Calibration
 from .problems import WORD_LISTS, LabelError, read_yaml
 from .review import dump_clusters, load_clusters
@@ -199,8 +199,8 @@ class LabelsFolder:
 
     def check_files(self) -> None:
         """LabelError listing the problems, each as ``FILE:LINE: message``, of the files a tagger reads from the folder
-        besides its table and types: ``tagger.yaml`` (and each of its entries), ``calibration.yaml`` and the stages'
-        word lists ``stages/*.yaml``. Checked up front (``uner tag``, ``uner eval``, ``uner labels validate``), so that
+        besides its table and types: ``tagger.yaml`` (and each of its entries), ``calibration.yaml``, the stages'
+        settings ``stages/*.yaml`` and the word lists ``words/*.yaml``. Checked up front (``uner tag``, ``uner eval``, ``uner labels validate``), so that
         a malformed one is a line before any model loads, not a traceback once one has."""
         problems = _problems(self._tagger_settings)
         if not problems:  # (else each entry would repeat the file's own problem)
@@ -208,7 +208,7 @@ class LabelsFolder:
                                         self.stop_descriptors, self.expert_types) for p in _problems(entry)]
         if self.calibration_path.is_file():
             problems += _problems(Calibration.load, self.calibration_path)
-        for path in sorted((self.path / STAGES_DIR).glob("*.yaml")):
+        for path in sorted(p for sub in (STAGES_DIR, WORDS_DIR) for p in (self.path / sub).glob("*.yaml")):
             problems += _problems(read_yaml, path, WORD_LISTS)
         if problems:
             raise LabelError(problems)

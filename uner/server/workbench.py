@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import threading
 from collections import Counter
-from pathlib import Path
 
 from ..labels import STATUSES, LabelError, LabelsFolder, Review, cluster_labels, compile_folder, model_embeddings
 from ..labels.terms_file import set_term_labels

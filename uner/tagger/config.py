@@ -15,7 +15,7 @@ from string import Formatter
 import numpy as np
 
 from ..labels import LabelsFolder, Weighting
-from ..spans import SPAN_POLICIES, SPAN_TAGS
+from ..spans import SPAN_POLICIES
 from .stages import resolve_stages
 
 
@@ -47,7 +47,6 @@ class TaggerConfig:
     ci_weights: tuple[float, ...] | None = None  # relative weights (None: TEMPLATE_WEIGHTS, else 1; (): equal)
     use_cs: bool = True
     use_ci: bool = True
-    span_tags: frozenset[str] = SPAN_TAGS
     span_policy: str = "names"  # candidate spans (``uner.spans``): "names"; "named" (names, common nouns on confident
     #                             votes); "nouns" (every noun run). news: "names" types 38 % of "named"'s spans, for
     #                             +0.4 / +0.5 points (CoNLL / WNUT dev): its common nouns were almost never entities
@@ -70,10 +69,6 @@ class TaggerConfig:
     #                                 Systems": conference; ``Span.head``), if larger
     name_determiners: bool = False  # "named"/"names" policies: a capitalised determiner inside the sentence opens the
     #                                 name after it ("The Lord of the Rings": ``uner.spans``)
-    hyphen_words: bool = True  # a word written with a hyphen inside ("support-vector", "Kullback-Leibler"), which the
-    #                            parser splits, is never cut by a candidate span's edge
-    #                            (``uner.conventions.hyphen_words``; CoNLL, WNUT, JNLPBA and the five CrossNER dev
-    #                            splits up: docs/log/accuracy.md §7)
     name_numbers: bool = False  # a number that the parse attaches to the name next to it is part of it ("2012 Summer
     #                             Olympics", "Voyager 2"; ``uner.conventions.name_numbers``); news tables keep it off
     descriptor_weight: float = 0.0  # share of a name's votes from the common noun in apposition with it ("the album
@@ -85,7 +80,7 @@ class TaggerConfig:
     stages: tuple[str, ...] = ("person_titles", "sports_teams")  # post-typing stages, in order (``tagger.stages``)
     inner_names: bool = False  # a container candidate ("lithium therapy") gives way to its inner name (``tagger.inner``)
     head_joins: bool = False  # "named"/"names" policies: a name after a common word also joins the next name across
-    #                           the labels' ``stages/head_joins.yaml`` words ("Grammy Award for Best Rock Album";
+    #                           the labels' ``words/head_joins.yaml`` words ("Grammy Award for Best Rock Album";
     #                           CrossNER dev +0.7-1.3 points per domain, news within 0.05: docs/log/accuracy.md §7)
 
     domain: str = "general"  # the domain whose defaults the other fields start from (``for_domain``)
@@ -227,7 +222,7 @@ def _plain(value):
 
 def _typed(name: str, value):
     """A setting read from YAML as ``TaggerConfig`` holds it (lists back to tuples and sets, mappings to weighting)."""
-    kind = {"span_tags": frozenset, "ci_templates": tuple, "ci_weights": tuple, "stages": tuple,
+    kind = {"ci_templates": tuple, "ci_weights": tuple, "stages": tuple,
             "common_types": tuple}.get(name)
     if name == "weighting" and isinstance(value, dict):
         return Weighting(**value)

@@ -31,8 +31,8 @@ import yaml
 from ..io import atomic_write_text
 from ..labels import Calibration, LabelsFolder, LabelTable, TypeHierarchy
 from ..models import Backend, load_backend
-from ..paths import STAGES_DIR
-from ..spans import DEFAULT_SPACY_MODEL, Span, candidate_spans, given_spans, load_spacy, parse_for_spans
+from ..paths import STAGES_DIR, WORDS_DIR
+from ..spans import DEFAULT_SPACY_MODEL, SPAN_TAGS, Span, candidate_spans, given_spans, load_spacy, parse_for_spans
 from .config import TaggerConfig, fill_template
 from .inner import NAME as INNER_NAMES
 from .inner import InnerNames
@@ -120,10 +120,12 @@ class BaseTagger(ABC):
         """Caller-given spans placed in their sentences, or the candidate spans of a parsed doc."""
         cfg = self.config
         phrases = noun_phrases(self.stage_folder, bool(cfg.descriptor_weight), bool(cfg.coordination_weight),
-                               cfg.name_determiners, cfg.hyphen_words, cfg.name_numbers)
+                               cfg.name_determiners, hyphens=True, numbers=cfg.name_numbers)
+        # (a word written with a hyphen inside, which the parser splits, is never cut by a span's edge: CoNLL, WNUT,
+        # JNLPBA and the five CrossNER dev splits up, docs/log/accuracy.md §7)
         if given is not None:
             return given_spans(doc, given, phrases)
-        return candidate_spans(doc, cfg.span_tags, cfg.span_policy, self.scorer.is_common_word,
+        return candidate_spans(doc, SPAN_TAGS, cfg.span_policy, self.scorer.is_common_word,
                                name_joins(self.stage_folder, cfg.head_joins), phrases)
 
     def _tag_batch(self, batch: list[tuple[str, list | None]], explain: bool,
@@ -278,8 +280,9 @@ class Tagger(BaseTagger):
         self.table.save(out.table_path)
         if self.calibrated:
             shutil.copyfile(src.calibration_path, out.calibration_path)
-        if (src.path / STAGES_DIR).is_dir():  # the stages' own word lists
-            shutil.copytree(src.path / STAGES_DIR, out.path / STAGES_DIR, dirs_exist_ok=True)
+        for sub in (STAGES_DIR, WORDS_DIR):  # the stages' settings and the folder's own word lists
+            if (src.path / sub).is_dir():
+                shutil.copytree(src.path / sub, out.path / sub, dirs_exist_ok=True)
         cfg = self.config
         doc = {"domain": cfg.domain, "model": self.mlm.name, "stages": list(cfg.stages), "settings": cfg.settings(),
                "expert_types": sorted(self.expert_types), "stop_descriptors": list(self.stop_descriptors)}

@@ -11,7 +11,7 @@ is a number), replaces the candidate. "heart failure" stays whole (the corpus ti
 disease" stays whole (its label, DISEASE, is no container).
 
 Switched on per domain (``TaggerConfig.inner_names``); the settings and the container labels are the labels'
-``stages/inner_names.yaml``, with the tags an inner name may end in (docs/log/accuracy.md §3.7 for how they were
+``words/inner_names.yaml``, with the tags an inner name may end in (docs/log/accuracy.md §3.7 for how they were
 chosen).
 """
 
@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 
 from ..spans import Span
-from ..vocab.phrases import PhraseCounts
+from ..vocab.phrase_counts import PhraseCounts
 from .scoring import Entity
 from .stages.shared import PhraseDoc, load_counts
 from .stages.registry import Words
@@ -43,7 +43,7 @@ class InnerNames:
     @classmethod
     @cache
     def load(cls, folder: str | None = None) -> InnerNames:
-        """The labels ``folder``'s ``stages/inner_names.yaml`` (else the shipped labels'), read once per folder;
+        """The labels ``folder``'s ``words/inner_names.yaml`` (else the shipped labels'), read once per folder;
         ValueError naming the file for a missing or bad entry."""
         read = Words(folder)
         conf = read(NAME)

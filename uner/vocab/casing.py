@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 
-from .phrases import tokens
+from .phrase_counts import tokens
 
 SENTENCE_ENDS = frozenset({".", "!", "?"})  # a token after one of these opens a sentence
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from ...vocab.phrases import PhraseCounts, tokens
+from ...vocab.phrase_counts import PhraseCounts, tokens
 from ..scoring import Entity
 from .registry import Words, register
 from .shared import PhraseDoc, load_counts, tie
@@ -66,7 +66,8 @@ def _common(doc: PhraseDoc, x: int) -> bool:
     return doc.text[start:end].isalpha() and doc.text[start:end].islower()
 
 
-@register("coordinated_heads", CoordinationWords)
+@register("coordinated_heads", CoordinationWords,
+          after=("phrase_bounds",))  # the disease's own edges first
 def coordinated_heads(text: str, entities: Sequence[Entity], words: CoordinationWords) -> list[Entity]:
     """Each entity with the modifier coordinated before it taken in (see the module docstring)."""
     if not any(ent.type in words.types for ent in entities):

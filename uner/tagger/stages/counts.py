@@ -64,7 +64,8 @@ def count_end(text: str, words: CountWords) -> int:
     return 0
 
 
-@register("leading_counts", CountWords)
+@register("leading_counts", CountWords,
+          after=("phrase_bounds",))  # a count the phrases took in goes again
 def leading_counts(text: str, entities: Sequence[Entity], words: CountWords) -> list[Entity]:
     """Each entity without the counts that open it (see the module docstring)."""
     out = []

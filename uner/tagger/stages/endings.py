@@ -3,7 +3,7 @@
 The ``lexicon`` stage adds the terms the domain's tagged corpus says often; a rare name ("catalepsy", "reserpine")
 is not among them, but it is built like the names that are: the corpus's tagger types the words it has seen ending
 in "-epsy" ("epilepsy", "narcolepsy") as diseases and most of those ending in "-pine" as drugs
-(``uner.vocab.endings``, a table made by ``uner endings`` from ``uner tag`` output). A word of letters that no kept
+(``uner.vocab.ending_table``, a table made by ``uner endings`` from ``uner tag`` output). A word of letters that no kept
 entity overlaps and whose longest kept ending types it is added, scored by the ending's precision. The table, the
 types whose endings count, the least precision and the least stem: the labels' ``stages/word_endings.yaml``.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ...vocab.endings import Endings
+from ...vocab.ending_table import Endings
 from ..scoring import Entity
 from .registry import Words, register
 from .shared import add_uncovered, load_table

@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 
-from ...vocab.phrases import PhraseCounts, tokens
+from ...vocab.phrase_counts import PhraseCounts, tokens
 from ..scoring import Entity
 from .registry import Settings, Words, register
 from .shared import load_counts
@@ -74,7 +74,8 @@ class HeadWords:
         return tuple(self.heads)
 
 
-@register("head_subtypes", HeadWords)
+# the head noun that a name took in names its subtype ("TIMP-2 mRNA")
+@register("head_subtypes", HeadWords, after=("trailing_heads",))
 def head_subtypes(text: str, entities: Sequence[Entity], words: HeadWords) -> list[Entity]:
     """Each entity with the subtype its head noun names (see the module docstring)."""
     out = []
@@ -134,7 +135,8 @@ class LineWords:
         return any(self.counts.count(mark + toks) for mark in self.molecule_marks)
 
 
-@register("named_lines", LineWords)
+@register("named_lines", LineWords,
+          after=("trailing_heads",))  # the cells a name took in ("U937 cells")
 def named_lines(text: str, entities: Sequence[Entity], words: LineWords) -> list[Entity]:
     """Each entity of the judged type and subtype named by a proper name or a code with the subtype ``to`` (see the
     module docstring)."""
@@ -178,7 +180,8 @@ class TrailingHeadWords(BareHeadWords):
         return cls(head_sets(read("trailing_heads")["subtype_heads"]))
 
 
-@register("trailing_heads", TrailingHeadWords)
+@register("trailing_heads", TrailingHeadWords,
+          after=("phrase_bounds", "name_pieces"))  # the name's own edges first
 def trailing_heads(text: str, entities: Sequence[Entity], words: TrailingHeadWords) -> list[Entity]:
     """Each entity followed by a head noun of its type that no other entity begins, grown to take it (see the
     module docstring)."""

@@ -1,7 +1,7 @@
 """The ``lexicon`` stage: the domain's terms, learned from its tagged corpus, found where one sentence missed them.
 
 The tagger judges each span from one sentence; the same term elsewhere in the domain's corpus may have been typed
-surely many times (``uner.vocab.lexicon``: a table made by ``uner lexicon`` from ``uner tag`` output). A term that
+surely many times (``uner.vocab.lexicon_table``: a table made by ``uner lexicon`` from ``uner tag`` output). A term that
 the tagger calls an entity in most of its corpus occurrences, nearly always with one type, is added where it stands
 in the text and no kept entity overlaps it, typed as in the corpus, scored by its type's share of its tags. The
 table, how sure a term must be to count, and the types whose terms are added: the labels' ``stages/lexicon.yaml``.
@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ...vocab.lexicon import Lexicon
-from ...vocab.phrases import cached_tokens
+from ...vocab.lexicon_table import Lexicon
+from ...vocab.phrase_counts import cached_tokens
 from ..scoring import Entity
 from .registry import Words, register
 from .shared import add_uncovered, rare_terms, sure_terms

@@ -59,9 +59,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from ...vocab.lexicon import Lexicon
+from ...vocab.lexicon_table import Lexicon
 from ...vocab.memo import Memo
-from ...vocab.phrases import PhraseCounts, cached_tokens
+from ...vocab.phrase_counts import PhraseCounts, cached_tokens
 from ..scoring import Entity
 from .registry import Words, register
 from .shared import PhraseDoc, load_counts, load_table
@@ -295,7 +295,8 @@ def phrase_bounds(text: str, entities: Sequence[Entity], words: PhraseWords) -> 
     return out
 
 
-@register("hyphen_compounds", CompoundWords)
+# the words that the joins make one are typed by their endings first ("ataxia", "telangiectasia")
+@register("hyphen_compounds", CompoundWords, after=("word_endings",))
 def hyphen_compounds(text: str, entities: Sequence[Entity], words: CompoundWords) -> list[Entity]:
     """``entities`` in order, two that only a hyphen parts made one where the corpus writes them as a compound (see
     the module docstring)."""
@@ -315,7 +316,8 @@ def hyphen_compounds(text: str, entities: Sequence[Entity], words: CompoundWords
     return out
 
 
-@register("degree_modifiers", DegreeWords)
+@register("degree_modifiers", DegreeWords,
+          after=("phrase_bounds",))  # a word of degree the phrases took in goes again
 def degree_modifiers(text: str, entities: Sequence[Entity], words: DegreeWords) -> list[Entity]:
     """Each entity without the graded words that open it (see the module docstring)."""
     out = []

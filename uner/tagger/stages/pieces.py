@@ -15,7 +15,7 @@ other side:
   opens with a piece, preceded by a code and a hyphen ("1 promoter" → "HIV - 1 promoter"; a code: at most
   ``max_code`` letters and digits with a digit or two capitals).
 
-A word another entity holds is never taken. Tokens are those of the phrase counts (``uner.vocab.phrases.tokens``), so
+A word another entity holds is never taken. Tokens are those of the phrase counts (``uner.vocab.phrase_counts.tokens``), so
 "caspase-9" and "caspase - 9" read alike. Settings, the joining marks ("-") and the Greek letters: the labels'
 ``stages/name_pieces.yaml``.
 
@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from ...vocab.phrases import cached_tokens
+from ...vocab.phrase_counts import cached_tokens
 from ..scoring import Entity
 from .registry import Words, register
 

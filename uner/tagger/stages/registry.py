@@ -1,8 +1,10 @@
 """The stage registry: post-typing stages by name, and their word lists read from beside the labels.
 
-A stage's words (and the entity types it names) live in the labels folder, ``stages/<name>.yaml``; a folder
-without its own copy uses the shipped labels' (``labels/uner-minilm-l6/stages/``, then the other shipped models').
-``load_stages`` binds each named stage to the words of one labels folder, once.
+A stage's settings (and the entity types it names) live in the labels folder of the model it serves,
+``stages/<name>.yaml`` (the general ones in ``labels/uner-minilm-l6/``, the biomedical ones in ``labels/uner-bio/``,
+their tables too large for a labels folder in ``models/uner-bio/stages/``); the word lists that are no stage's
+(read by the candidate spans, or by two stages) in ``words/<name>.yaml``. A folder without its own copy uses the
+shipped ones (the default model's first). ``load_stages`` binds each named stage to the words of one folder, once.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 from typing import Protocol, TypeVar
 
 from ...labels.problems import WORD_LISTS, read_yaml
-from ...paths import STAGES_DIR, embedded_models, shipped_labels_dirs
+from ...paths import STAGES_DIR, WORDS_DIR, embedded_models, missing_package_hint, shipped_labels_dirs
 from ..scoring import Entity
 
 StageFn = Callable[..., list[Entity]]  # (text, entities[, words=…]) -> entities
@@ -44,12 +46,15 @@ class Stage:
     words=…])`` gives the strings that ``text`` with its kept and rejected ``entities`` carries to later texts, in the
     order found (the short forms it defines, the names it tagged; none: nothing), so that
     ``run_in_context`` can run the stage again over a later text of the same document that holds one, joined to
-    the texts that carry it, when a document comes as several texts; None for the other stages."""
+    the texts that carry it, when a document comes as several texts; None for the other stages. ``after``: the
+    stages that must come before it in a list that holds both (the entities it reads are theirs to settle); a list
+    that breaks the order fails when it is resolved."""
 
     name: str
     apply: StageFn
     words: type[StageWords] | None = None
     document: Callable[..., tuple[str, ...]] | None = None
+    after: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -65,28 +70,30 @@ class LoadedStage:
 STAGES: dict[str, Stage] = {}
 
 
-def register(name: str, words: type[StageWords] | None = None, document: Callable[..., tuple[str, ...]] | None = None
-             ) -> Callable[[StageFn], StageFn]:
+def register(name: str, words: type[StageWords] | None = None, document: Callable[..., tuple[str, ...]] | None = None,
+             after: Iterable[str] = ()) -> Callable[[StageFn], StageFn]:
     """Decorator: register ``fn(text, entities, words=…) -> entities`` as the stage ``name`` reading ``words``
-    (``document``: see ``Stage``)."""
+    (``document``, ``after``: see ``Stage``)."""
     def add(fn: StageFn) -> StageFn:
         if name in STAGES:
             raise ValueError(f"stage {name!r} is registered twice")
-        STAGES[name] = Stage(name, fn, words, document)
+        STAGES[name] = Stage(name, fn, words, document, tuple(after))
         return fn
     return add
 
 
 def find_word_file(filename: str, folder: str | None = None) -> Path:
-    """``stages/<filename>`` of the labels ``folder``, else of the shipped labels, else of the shipped models (the
-    tables too large for a labels folder: ``models/uner-minilm-l6/stages/biomedical_phrases.npz``); ValueError
-    naming where it looked when there is none."""
-    dirs = ([Path(folder) / STAGES_DIR] if folder else []) + [d / STAGES_DIR for d in shipped_labels_dirs()] + \
-        [d / STAGES_DIR for d in embedded_models().values()]
+    """``stages/<filename>`` or ``words/<filename>`` of the labels ``folder``, else of the shipped labels, else of
+    the shipped models (the tables too large for a labels folder: ``models/uner-bio/stages/biomedical_phrases.npz``);
+    ValueError naming where it looked when there is none."""
+    roots = ([Path(folder)] if folder else []) + shipped_labels_dirs() + list(embedded_models().values())
+    dirs = [root / sub for root in roots for sub in (STAGES_DIR, WORDS_DIR)]
     for path in (d / filename for d in dirs):
         if path.is_file():
             return path
-    raise ValueError(f"no word list {filename} in {' or '.join(str(d) for d in dirs)}")
+    hint = missing_package_hint("uner-bio")  # (the biomedical stages' files come with it)
+    raise ValueError(f"no word list {filename} in {' or '.join(str(d) for d in dirs if d.is_dir())}"
+                     + (f"; the biomedical stages' files: {hint}" if hint else ""))
 
 
 class Settings(dict):
@@ -111,13 +118,13 @@ class Settings(dict):
         return None if (types := self.get(key)) is None else frozenset(map(str, types))
 
 
-SAME_AS = "same_as"  # an entry written {same_as: OTHER.ENTRY} is the entry ENTRY of stages/OTHER.yaml
+SAME_AS = "same_as"  # an entry written {same_as: OTHER.ENTRY} is the entry ENTRY of OTHER.yaml
 
 
 @cache
 def read_words(name: str, folder: str | None = None) -> Settings:
-    """The word lists ``stages/<name>.yaml`` (``find_word_file``); an entry written ``{same_as: OTHER.ENTRY}`` reads
-    the entry of another stage file, so that two stages share one list; ValueError naming the file when it is not a
+    """The word lists ``<name>.yaml`` (``find_word_file``); an entry written ``{same_as: OTHER.ENTRY}`` reads
+    the entry of another such file, so that two stages share one list; ValueError naming the file when it is not a
     mapping (LabelError, ``FILE:LINE``), when such a reference names no other file's entry, or, when read, an entry it
     lacks."""
     path = find_word_file(f"{name}.yaml", folder)
@@ -133,8 +140,8 @@ def read_words(name: str, folder: str | None = None) -> Settings:
 
 @dataclass(frozen=True)
 class Words:
-    """The stage files of one labels folder (None: the shipped labels'): ``words(name)`` reads the word lists
-    ``stages/<name>.yaml``, ``words.path(filename)`` finds a data file there (a table too large for YAML)."""
+    """The stage and word files of one labels folder (None: the shipped labels'): ``words(name)`` reads the word
+    lists ``<name>.yaml``, ``words.path(filename)`` finds a data file there (a table too large for YAML)."""
 
     folder: str | None = None
 
@@ -146,12 +153,18 @@ class Words:
 
 
 def resolve_stages(names: Iterable[str]) -> tuple[Stage, ...]:
-    """The registered stages called ``names``, in that order; ValueError naming an unknown one."""
-    out = []
+    """The registered stages called ``names``, in that order; ValueError naming an unknown one, or a stage listed
+    before one it must run after."""
+    out: list[Stage] = []
     for name in names:
         if name not in STAGES:
             raise ValueError(f"unknown stage {name!r} (registered: {', '.join(sorted(STAGES)) or 'none'})")
         out.append(STAGES[name])
+    listed = [stage.name for stage in out]
+    for i, stage in enumerate(out):
+        late = [other for other in stage.after if other in listed[i + 1:]]
+        if late:
+            raise ValueError(f"stage {stage.name!r} must run after {', '.join(map(repr, late))}: list it after them")
     return tuple(out)
 
 

@@ -28,8 +28,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from ...vocab.lexicon import Lexicon
-from ...vocab.phrases import cached_tokens
+from ...vocab.lexicon_table import Lexicon
+from ...vocab.phrase_counts import cached_tokens
 from ..scoring import Entity
 from .registry import Words, register
 from .shared import mentions, rare_terms
@@ -60,7 +60,11 @@ def named(text: str, entities: Sequence[Entity], words: RepeatWords) -> tuple[st
     return tuple(e.text for e in entities if e.kept and words.is_name(e))
 
 
-@register("repeated_names", RepeatWords, document=named)
+# it carries the names that the other stages of the domain settled
+@register("repeated_names", RepeatWords, document=named,
+          after=("abbreviations", "phrase_bounds", "word_endings", "hyphen_compounds", "name_pieces",
+                 "degree_modifiers", "leading_counts", "rarely_tagged", "lexicon", "class_nouns", "bare_heads",
+                 "coordinated_heads", "trailing_heads"))
 def repeated_names(text: str, entities: Sequence[Entity], words: RepeatWords) -> list[Entity]:
     """``entities`` (one document's kept ones, in order) with the untagged mentions of their names added, longer
     names first, each a copy of the nearest tagged mention before it, else the first after it; in start order."""

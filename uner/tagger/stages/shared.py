@@ -9,8 +9,8 @@ from functools import cache
 from pathlib import Path
 from typing import TypeVar
 
-from ...vocab.lexicon import Lexicon
-from ...vocab.phrases import PhraseCounts, cached_tokens, token_hash
+from ...vocab.lexicon_table import Lexicon
+from ...vocab.phrase_counts import PhraseCounts, cached_tokens, token_hash
 from ..scoring import Entity
 from .registry import Settings, Words
 

@@ -5,7 +5,7 @@ other counties: a place. Clubs named after their town are organisations (CoNLL-2
 while a country's side stays the country ("Romania beat Lithuania" is a location in CoNLL-2003 and a GPE in
 OntoNotes). The cue is the sentence's shape, which a tagger of single spans does not see: result lines, league
 tables, fixtures and the verbs of a match. Word lists and type names: the labels' ``stages/sports_teams.yaml`` (its
-countries: ``stages/countries.yaml``'s list).
+countries: ``words/countries.yaml``'s list).
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Word endings learned from a tagged corpus: the endings whose words the domain's tagger types one way.
 
-The lexicon (``uner.vocab.lexicon``) knows the terms a corpus says often; a domain's rare names are built like its
+The lexicon (``uner.vocab.lexicon_table``) knows the terms a corpus says often; a domain's rare names are built like its
 frequent ones. Drug names share the stems of their class ("-mycin", "-olol"), disease names the suffixes of medical
 Greek and Latin ("-itis", "-toxicity"). Over a corpus tagged by the teacher or a student (``uner tag`` output), each
 word of letters (lower-cased) gets how often it occurs and how often it stands in an entity of each type
@@ -22,9 +22,9 @@ from functools import cached_property
 from pathlib import Path
 
 from ..io.tables import read_table, write_table
-from .lexicon import Tagged
+from .lexicon_table import Tagged
 from .memo import Memo
-from .phrases import cached_tokens, tokens
+from .phrase_counts import cached_tokens, tokens
 
 COLUMNS = ("ending", "type", "subtype", "words", "seen", "precision", "exceptions")
 

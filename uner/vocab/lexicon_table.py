@@ -9,7 +9,7 @@ such terms where the tagger missed them in one sentence (docs/design.md §3.3d) 
 "one sense per discourse" observation (Yarowsky 1995), with the corpus as the discourse, and the typed dictionary of
 distant supervision (AutoNER, Shang et al. 2018) made by the tagger instead of a curated resource.
 
-Tokens are those of the phrase counts (``uner.vocab.phrases.tokens``: lower-cased; "5-FU" and "5 - FU" alike).
+Tokens are those of the phrase counts (``uner.vocab.phrase_counts.tokens``: lower-cased; "5-FU" and "5 - FU" alike).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..io.tables import read_table, write_table
-from .phrases import cached_tokens, tokens
+from .phrase_counts import cached_tokens, tokens
 
 Tagged = tuple[str, Sequence[dict]]  # a text and its entities (dicts with start, end, type, subtype)
 COLUMNS = ("term", "type", "subtype", "tagged", "seen", "share")
