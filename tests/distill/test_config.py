@@ -53,6 +53,13 @@ def test_the_domain_defaults_to_the_one_the_labels_were_made_for(tmp_path):
     labels.mkdir()
     (labels / "tagger.yaml").write_text("domain: biomedical\n")
     assert DistillConfig(["c.txt"], labels=str(labels)).domain == "biomedical"
+    # an adapted folder teaches with its own spans and settings, as `uner tag --model FOLDER` tags
+    (labels / "tagger.yaml").write_text("domain: general\nstages: [abbreviations]\n"
+                                        "settings: {span_policy: named, common_types: [ALGORITHM]}\n")
+    adapted = DistillConfig(["c.txt"], labels=str(labels)).tagger_config()
+    assert (adapted.span_policy, adapted.common_types, adapted.stages) == ("named", ("ALGORITHM",), ("abbreviations",))
+    assert DistillConfig(["c.txt"], labels=str(labels), domain="biomedical").tagger_config() == \
+        TaggerConfig.for_domain("biomedical")  # (another domain given: its defaults)
     (labels / "tagger.yaml").write_text("domain: chemistry\n")
     with pytest.raises(ValueError, match=r"tagger\.yaml: unknown value 'chemistry' \(general \| biomedical\)"):
         DistillConfig(["c.txt"], labels=str(labels))

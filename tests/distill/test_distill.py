@@ -15,7 +15,7 @@ import spacy
 from spacy.tokens import DocBin
 
 from tests.helpers import UNER, uner
-from uner.distill import DistillConfig, SelectConfig, distill, select
+from uner.distill import DistillConfig, SelectConfig, TrainConfig, distill, select, train_student
 from uner.labels import LabelsFolder
 from uner.tagger import Student
 from uner.distill.sample import split_headline
@@ -59,11 +59,6 @@ def test_select_marks_entities_missing_and_outside(tmp_path):
     assert report.train == 1 and report.missing == 2 and report.entities == {"PERSON": 1, "LOCATION/CITY": 1}
     rare = select(taught, tmp_path / "rare", SelectConfig(min_label_count=2, heldout_every=2))
     assert rare.entities == {"PERSON": 1, "LOCATION": 1}  # a rare subtype is learned as its type
-    # a student that goes on learning keeps its labels: a subtype it lacks is its type, a type it lacks missing
-    known = select(taught, tmp_path / "known", SelectConfig(min_label_count=1, heldout_every=2), labels={"LOCATION"})
-    doc = next(DocBin().from_disk(tmp_path / "known" / "train.spacy").get_docs(spacy.blank("en").vocab))
-    states = {t.text: (t.ent_iob_, t.ent_type_) for t in doc}
-    assert known.entities == {"LOCATION": 1} and states["Paris"] == ("B", "LOCATION") and states["Obama"][0] == ""
 
 
 def test_entities_of_the_teacher_that_overlap_are_taught_as_missing(tmp_path):
@@ -173,7 +168,8 @@ def test_pipeline_student_learns_the_teachers_labels(tiny, tmp_path):
 
 def test_a_trained_student_goes_on_learning_from_another_teacher(tiny, tmp_path):
     """``--init``: training starts from a trained student's weights, vectors and labels (a stronger teacher
-    refines a student taught on more sentences); no teacher vectors are built; the card says where it started."""
+    refines a student taught on more sentences), growing the labels it lacks; no teacher vectors are built; the
+    card says where it started."""
     corpus = corpus_file(tmp_path, 30)
     first, second = tmp_path / "work", tmp_path / "work2"
     res = uner(*distill_args(tiny, corpus, first, tmp_path / "student", 60, steps=200))
@@ -192,6 +188,19 @@ def test_a_trained_student_goes_on_learning_from_another_teacher(tiny, tmp_path)
     assert "went on from the student" in (tmp_path / "student2" / "MODEL_CARD.md").read_text()
     res = uner(*distill_args(tiny, corpus, tmp_path / "work3", tmp_path / "student3", 60), "--init", str(tmp_path))
     assert res.returncode == 2 and "init: " in res.stderr and "not a student pipeline folder" in res.stderr
+    # a teacher with a label the student lacks (a new subtype): the student grows it and keeps its own
+    taught = [json.loads(line) for line in (first / "teach.jsonl").read_text().splitlines()]
+    for rec in taught:
+        for ent in rec["entities"]:
+            ent["subtype"] = "CAPITAL" if ent["text"] in ("Paris", "Berlin", "Tokyo", "London") else ent["subtype"]
+    (second / "teach.jsonl").write_text("".join(json.dumps(r) + "\n" for r in taught))
+    select(second / "teach.jsonl", second / "data2", SelectConfig(min_score=0.0, min_label_count=1, heldout_every=5))
+    new = set(json.loads((second / "data2" / "selection.json").read_text())["entities"])
+    train_student(second / "data2", tmp_path / "student4", TrainConfig(max_steps=50, eval_frequency=25),
+                  init=tmp_path / "student")
+    grown = {label[2:] for label in spacy.load(tmp_path / "student4").get_pipe("ner").labels if label != "O"}
+    old = {label[2:] for label in before.nlp.get_pipe("ner").labels if label != "O"}
+    assert any(label.endswith("/CAPITAL") for label in new) and grown == old | new
 
 
 def test_teacher_vectors_keep_whole_words_with_their_types(tmp_path):

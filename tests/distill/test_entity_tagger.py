@@ -12,7 +12,7 @@ import spacy
 from spacy.tokens import Doc, Span
 from spacy.training import Example
 
-from uner.distill.entity_tagger import Grammar, decode, iob_labels
+from uner.distill.entity_tagger import GROWN_OFFSET, Grammar, decode, iob_labels
 from uner.paths import student_dir
 from uner.tagger import Student
 
@@ -118,3 +118,29 @@ def test_shipped_student_loads_with_spacy_alone():
     assert res.returncode == 0, res.stderr
     assert res.stdout.startswith("['tok2vec', 'ner'] EntityTagger")
     assert "('Angela Merkel', 'PERSON')" in res.stdout and "('Berlin', 'LOCATION')" in res.stdout
+
+
+def test_grown_student_tags_as_before_and_learns_the_new_labels():
+    """``EntityTagger.grow`` widens a trained student's output for a teacher's new labels: what it tagged stays
+    (a new subtype starts below its type, a new type at the lowest bias), the labels survive a save, and an
+    update moves the new rows."""
+    nlp = spacy.load(student_dir())
+    ner = nlp.get_pipe("ner")
+    text = "Angela Merkel opened the Allianz Arena in Munich on 4 May ."
+    before = [(e.text, e.label_) for e in nlp(text).ents]
+    n = len(ner.labels)
+    assert ner.grow(["LOCATION/STADIUM_X", "LOCATION", "NEWTYPE_X"]) == [
+        "B-LOCATION/STADIUM_X", "I-LOCATION/STADIUM_X", "B-NEWTYPE_X", "I-NEWTYPE_X"]
+    assert len(ner.labels) == n + 4 and ner.grow(["NEWTYPE_X"]) == []
+    assert [(e.text, e.label_) for e in nlp(text).ents] == before
+    [z] = ner.predict([nlp.make_doc(text)])
+    index = {label: i for i, label in enumerate(ner.labels)}
+    assert np.allclose(z[:, index["B-LOCATION/STADIUM_X"]], z[:, index["B-LOCATION"]] - GROWN_OFFSET, atol=1e-4)
+    words = text.split()
+    ref = Doc(nlp.vocab, words=words)
+    ref.set_ents([Span(ref, 4, 6, "LOCATION/STADIUM_X")], default="outside")
+    optimizer = nlp.resume_training()
+    for _ in range(5):
+        nlp.update([Example(Doc(nlp.vocab, words=words), ref)], sgd=optimizer)
+    [after] = ner.predict([Doc(nlp.vocab, words=words)])
+    assert after[4, index["B-LOCATION/STADIUM_X"]] > z[4, index["B-LOCATION/STADIUM_X"]]

@@ -68,7 +68,7 @@ def distill(
                                             "embeddings.", "--vectors/--no-vectors")] = None,
     init: Annotated[Optional[str], _opt(DistillConfig, "init", "A trained student (folder or shipped name, e.g. "
                                         "uner-student) to go on training with this teacher's labels: its weights, "
-                                        "vectors and labels.")] = None,
+                                        "vectors and labels, and the teacher's labels it lacks.")] = None,
 ) -> None:
     """Teacher-tag a corpus, keep its confident labels, train a spaCy student on them (no gold labels)."""
     options = dict(locals())  # (the parameters: what was given is not None)

@@ -17,11 +17,12 @@ from spacy.pipeline.tagger import DEFAULT_TAGGER_MODEL, Tagger
 from spacy.tokens import Doc, Span, SpanGroup
 from spacy.training import Example, validate_get_examples
 from spacy.util import minibatch
-from thinc.api import Model, SequenceCategoricalCrossentropy
+from thinc.api import Model, SequenceCategoricalCrossentropy, Softmax_v2
 
 from ..paths import SCORES_KEY
 
 OUTSIDE = "O"
+GROWN_OFFSET = 2.0  # a label added to a trained tagger starts this much (logit) below its type's (``grow``)
 
 
 def iob_labels(biluo: Sequence[str | None]) -> list[str | None]:
@@ -171,6 +172,38 @@ class EntityTagger(Tagger):
         if self.model.ops.xp.isnan(loss):
             raise ValueError(f"{self.name}: the loss is NaN")
         return float(loss), d_scores
+
+    def grow(self, types: Iterable[str], offset: float = GROWN_OFFSET) -> list[str]:
+        """Add the ``B-``/``I-`` labels of the entity ``types`` it lacks to a trained tagger, widening its output
+        layer: a student that goes on learning from a teacher with more labels (a new subtype) learns them too.
+        A new ``TYPE/SUBTYPE`` label starts as its ``TYPE``'s row less ``offset`` (the type stays the likelier
+        until training tells them apart), any other from zeros at the lowest bias. Returns the labels added."""
+        new = [f"{m}-{t}" for t in sorted(set(types)) for m in ("B", "I") if f"{m}-{t}" not in self.labels]
+        if not new:
+            return []
+        layer = self.model.get_ref("output_layer")
+        W, b = layer.get_param("W"), layer.get_param("b")
+        index = {label: i for i, label in enumerate(self.labels)}
+        rows, bias = [], []
+        for label in new:
+            parent = index.get(label.partition("/")[0])
+            rows.append(W[parent] if parent is not None else layer.ops.alloc1f(W.shape[1]))
+            bias.append(b[parent] - offset if parent is not None else b.min())
+        self.cfg["labels"].extend(new)
+        for label in new:
+            self.vocab.strings.add(label)
+        xp, n_out = layer.ops.xp, len(self.labels)
+        wider = Softmax_v2(n_out, W.shape[1], normalize_outputs=layer.attrs["softmax_normalize"],
+                           temperature=layer.attrs["softmax_temperature"])
+        wider.set_param("W", xp.vstack([W, xp.stack(rows)]))
+        wider.set_param("b", xp.concatenate([b, layer.ops.asarray1f(bias)]))
+        wrapper = self.model.layers[-1]  # (spacy.Tagger.v2: tok2vec >> with_array(softmax))
+        wrapper.layers[0] = wider
+        for node in (wrapper, self.model):
+            node.set_dim("nO", n_out, force=True)
+        self.model.set_ref("softmax", wider)
+        self.model.set_ref("output_layer", wider)
+        return new
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Language | None = None,
                    labels: Sequence[str] | None = None) -> None:

@@ -94,7 +94,7 @@ class DistillConfig:
     rounds: int = 1  # self-training rounds; a round after the first is kept only if mean dev F1 rises (needs dev)
     vectors: bool = True  # the teacher's word vectors (embedding + label types) as student features (vectors.py)
     init: str | None = None  # a trained student (folder or shipped name) to go on training: its weights, vectors
-    #                          and labels (a label it lacks is taught as its type); None: a new student
+    #                          and labels (the taught labels it lacks are added); None: a new student
 
     def __post_init__(self) -> None:
         if isinstance(self.sources, str) or isinstance(self.dev, str):
@@ -119,13 +119,6 @@ class DistillConfig:
         if not isinstance(self.select, SelectConfig) or not isinstance(self.train, TrainConfig):
             raise ValueError("select must be a SelectConfig and train a TrainConfig")
 
-    def student_labels(self) -> set[str] | None:
-        """The labels the student may learn: the ``init`` student's, or None (any)."""
-        if self.init is None:
-            return None
-        meta = json.loads((Path(self.init) / "meta.json").read_text(encoding="utf-8"))
-        return {tag[2:] for tag in meta["labels"]["ner"] if tag != "O"}
-
     @classmethod
     def preset(cls, domain: str | None, corpus_dir: str | Path, **changes) -> DistillConfig:
         """The shipped student's recipe for ``domain`` (None: the teacher's labels', as ``labels_domain``
@@ -137,7 +130,11 @@ class DistillConfig:
         return cls([f"{Path(corpus_dir) / name}:{w}" for name, w in PRESETS[domain]], domain=domain, **changes)
 
     def tagger_config(self) -> TaggerConfig:
-        """The teacher's settings: ``domain``'s ``TaggerConfig``."""
+        """The teacher's settings, as ``uner tag`` reads them: the labels folder's own (its ``tagger.yaml``'s stages
+        and settings: an adapted folder's spans and common types) when ``domain`` is the one its labels were made
+        for, else ``domain``'s defaults."""
+        if self.domain == labels_domain(self.model, self.labels):
+            return TaggerConfig.for_labels(LabelsFolder.of(self.labels, self.model))
         return TaggerConfig.for_domain(self.domain)
 
 
@@ -227,8 +224,8 @@ def _round(config: DistillConfig, work: Path, r: int, previous: int, log: Callab
             relabel(work / "teach.jsonl", student, here / "teach.jsonl", config.select)
 
         _stage(here / "teach.jsonl", run_relabel, log, f"round {r}: relabel")
-    _stage(here / "data" / "selection.json", lambda: select(here / "teach.jsonl", here / "data", config.select,
-                                                            config.student_labels()), log, f"round {r}: select")
+    _stage(here / "data" / "selection.json", lambda: select(here / "teach.jsonl", here / "data", config.select),
+           log, f"round {r}: select")
     vectors = work / "vectors" if config.vectors else None
     _stage(here / "student" / "meta.json",
            lambda: train_student(here / "data", here / "student", config.train, vectors=vectors, init=config.init),

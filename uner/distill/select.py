@@ -10,16 +10,15 @@ Every token of a taught sentence ends up in one of three states (spaCy's partial
   student learns that role nouns are not names), names the teacher confidently called not-an-entity.
 
 Labels are uner's own: the subtype where the teacher gave one and it has at least ``min_label_count``
-examples, else the type, written ``TYPE`` or ``TYPE/SUBTYPE`` (``Student`` splits them back). When the student
-goes on from one already trained (``labels``: its label set), a label it lacks falls back to its type, and a type
-it lacks is missing.
+examples, else the type, written ``TYPE`` or ``TYPE/SUBTYPE`` (``Student`` splits them back). A student that goes
+on from one already trained gets the labels it lacks added (``train.grown_student``).
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Collection, Iterator
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -96,11 +95,9 @@ class Selection:
         return {**asdict(self), "entities": dict(self.entities.most_common())}
 
 
-def select(taught: str | Path, out_dir: str | Path, config: SelectConfig = SelectConfig(),
-           labels: Collection[str] | None = None) -> Selection:
+def select(taught: str | Path, out_dir: str | Path, config: SelectConfig = SelectConfig()) -> Selection:
     """``train.spacy`` and ``heldout.spacy`` (spaCy DocBins) and ``selection.json`` in ``out_dir`` from a teacher's
-    JSONL (``uner tag`` records with ``rejected`` candidates); the files are written atomically, the report last.
-    ``labels``: the only labels to teach (a trained student's, which goes on learning), None for any."""
+    JSONL (``uner tag`` records with ``rejected`` candidates); the files are written atomically, the report last."""
     taught, out_dir = Path(taught), Path(out_dir)
     counts = Counter(label_name(e["type"], e["subtype"]) for _, rec in _records(taught)
                      for e in rec["entities"] if _confident(e, config))
@@ -116,10 +113,7 @@ def select(taught: str | Path, out_dir: str | Path, config: SelectConfig = Selec
         for ent in rec["entities"]:
             label = label_name(ent["type"], ent["subtype"])
             label = label if counts[label] >= config.min_label_count else ent["type"]
-            if labels is not None and label not in labels:
-                label = ent["type"] if ent["type"] in labels else None
-            span = (doc.char_span(ent["start"], ent["end"], label=label)
-                    if label is not None and _confident(ent, config) else None)
+            span = doc.char_span(ent["start"], ent["end"], label=label) if _confident(ent, config) else None
             if span is not None:
                 ents.append(span)
             elif _is_name(ent):

@@ -3,16 +3,19 @@
 ``student.cfg`` (beside this file) is the pipeline and its hyper-parameters; ``train_student`` points it at
 the selected data and a step budget (config overrides, as ``spacy train`` takes them) and keeps the
 checkpoint that agrees best with the teacher on the held-out sentences (spaCy's ``model-best``). Given a trained
-student (``init``), its components, vectors and labels are where training starts (spaCy's sourced components):
-a stronger teacher refines a student that a faster one taught on many more sentences.
+student (``init``), its components, vectors and labels are where training starts (spaCy's sourced components),
+with the labels of the selected data it lacks added (``EntityTagger.grow``): a stronger teacher, or one with more
+labels, refines a student that a faster one taught on many more sentences.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+import spacy
 from spacy.cli.train import train
 from spacy.util import load_config
 
@@ -62,7 +65,8 @@ def train_student(data_dir: str | Path, out: str | Path, config: TrainConfig = T
     """Train on ``data_dir/train.spacy`` (choosing the checkpoint on ``data_dir/heldout.spacy``) and save the
     best pipeline as ``out`` (a spaCy pipeline folder, swapped in atomically); spaCy logs its progress.
     ``vectors``: a spaCy folder of static word vectors the student reads beside its hash embeddings; ``init``: a
-    trained student folder to go on training (its own vectors then, ``vectors`` is not used)."""
+    trained student folder to go on training (its own vectors then, ``vectors`` is not used), grown by the labels
+    of ``data_dir/selection.json`` it lacks."""
     data_dir, out = Path(data_dir), Path(out)
     for name in ("train.spacy", "heldout.spacy"):
         if not (data_dir / name).is_file():
@@ -73,7 +77,8 @@ def train_student(data_dir: str | Path, out: str | Path, config: TrainConfig = T
     def write(tmp: Path) -> None:
         runs, path = tmp / "runs", Path(config_path)
         if init is not None:
-            path = sourced_config(config_path, Path(init), tmp / "sourced.cfg")
+            grown = grown_student(Path(init), selected_labels(data_dir), tmp / "init")
+            path = sourced_config(config_path, grown, tmp / "sourced.cfg")
             overrides.pop("components.tok2vec.model.embed.include_static_vectors")  # (the source's own setting)
         train(path, runs, overrides=overrides)
         for item in (runs / "model-best").iterdir():
@@ -81,8 +86,26 @@ def train_student(data_dir: str | Path, out: str | Path, config: TrainConfig = T
         shutil.rmtree(runs)
         if init is not None:
             path.unlink()
+            shutil.rmtree(grown)
 
     atomic_dir(out, write)
+    return out
+
+
+def selected_labels(data_dir: Path) -> list[str]:
+    """The entity labels of the selected data (``selection.json``, written by ``select``)."""
+    report = json.loads((data_dir / "selection.json").read_text(encoding="utf-8"))
+    return sorted(report["entities"])
+
+
+def grown_student(init: Path, labels: list[str], out: Path) -> Path:
+    """A copy of the student ``init`` at ``out`` that also has the entity ``labels`` it lacks (its ``ner``
+    component's output widened, ``EntityTagger.grow``)."""
+    if not (init / "meta.json").is_file():
+        raise FileNotFoundError(f"{init}: not a student pipeline folder (no meta.json)")
+    nlp = spacy.load(init)
+    nlp.get_pipe("ner").grow(labels)
+    nlp.to_disk(out)
     return out
 
 

@@ -169,15 +169,22 @@ def resolve_stages(names: Iterable[str]) -> tuple[Stage, ...]:
 
 
 def load_stages(names: Iterable[str], folder: str | None = None) -> tuple[LoadedStage, ...]:
-    """The stages ``names`` with the words of the labels ``folder`` (None: the shipped labels'), each read once."""
-    return _load(resolve_stages(names), folder)
+    """The stages ``names`` with the words of the labels ``folder`` (None: the shipped labels'), each read once
+    (a list resolved once: every document of a run names the same one)."""
+    return _load_named(tuple(names), folder)
 
 
 def forget_loaded() -> None:
     """Drop the stages read so far, with their memos of what they judged: the next load reads them afresh (a
     benchmark's first pass over new text)."""
+    _load_named.cache_clear()
     _load.cache_clear()
     _bind.cache_clear()
+
+
+@cache
+def _load_named(names: tuple[str, ...], folder: str | None) -> tuple[LoadedStage, ...]:
+    return _load(resolve_stages(names), folder)
 
 
 @cache
