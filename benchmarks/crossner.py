@@ -69,13 +69,15 @@ def evaluate(labels: str | None, engine: str, limit: int | None, mode: str, mode
     """Each domain's dev split scored with its mapping: micro F1 per domain and their mean (every result, per
     type, to ``report``)."""
     from uner.analysis.evaluate import evaluate_model
+    from uner.tagger.loading import student_for
 
     rows = {}
     for d in DOMAINS:
         result = evaluate_model(SHARED / "ner" / "crossner" / d / "dev.txt",
                                 ROOT / "labels" / f"crossner-{d}" / "mappings" / f"crossner-{d}.yaml", mode, limit,
-                                model=model, labels=labels.format(domain=d) if labels else None,
-                                student=engine == "student")
+                                model=None if engine == "student" else model,
+                                labels=labels.format(domain=d) if labels else None,
+                                student=(model or student_for()) if engine == "student" else None)
         rows[d] = result
         e2e = result.get("end_to_end", {}).get("micro", {})
         given = result.get("given_spans", {}).get("mean_token_f1")

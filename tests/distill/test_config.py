@@ -58,6 +58,9 @@ def test_the_domain_defaults_to_the_one_the_labels_were_made_for(tmp_path):
                                         "settings: {span_policy: named, common_types: [ALGORITHM]}\n")
     adapted = DistillConfig(["c.txt"], labels=str(labels)).tagger_config()
     assert (adapted.span_policy, adapted.common_types, adapted.stages) == ("named", ("ALGORITHM",), ("abbreviations",))
+    # … and its student learns the common-noun entities of its lower-case types at the teacher's bar
+    assert DistillConfig(["c.txt"], labels=str(labels)).select.common_min_score == adapted.common_min_score == 0.6
+    assert DistillConfig(["c.txt"]).select.common_min_score is None  # (names only: "company" is never one)
     assert DistillConfig(["c.txt"], labels=str(labels), domain="biomedical").tagger_config() == \
         TaggerConfig.for_domain("biomedical")  # (another domain given: its defaults)
     (labels / "tagger.yaml").write_text("domain: chemistry\n")

@@ -59,6 +59,8 @@ def test_select_marks_entities_missing_and_outside(tmp_path):
     assert report.train == 1 and report.missing == 2 and report.entities == {"PERSON": 1, "LOCATION/CITY": 1}
     rare = select(taught, tmp_path / "rare", SelectConfig(min_label_count=2, heldout_every=2))
     assert rare.entities == {"PERSON": 1, "LOCATION": 1}  # a rare subtype is learned as its type
+    common = select(taught, tmp_path / "common", SelectConfig(min_label_count=2, heldout_every=2, common_min_score=0.5))
+    assert common.entities == {"PERSON": 1, "LOCATION": 1, "ORGANIZATION": 1}  # (an adapted teacher's common nouns)
 
 
 def test_entities_of_the_teacher_that_overlap_are_taught_as_missing(tmp_path):

@@ -157,6 +157,27 @@ def test_uner_eval_takes_an_adapted_folder_as_the_model_with_its_own_mapping(tmp
     assert len(missing.stderr.strip().splitlines()) == 1
 
 
+def test_an_adapted_folders_student_is_scored_with_the_folders_mapping(tmp_path):
+    """An adapted folder once distilled (its ``student/``): ``uner eval`` tags with the student by default, as ``uner
+    tag`` does, and maps its types with the folder's own mapping (here the shipped general student stands in)."""
+    import shutil
+
+    from tests.helpers import uner
+    from uner.paths import student_dir
+
+    folder = tmp_path / "crossner-ai"
+    shutil.copytree(Path("labels/crossner-ai").resolve(), folder)
+    shutil.copytree(student_dir(), folder / "student")
+    gold = tmp_path / "crossner" / "ai" / "dev.txt"
+    gold.parent.mkdir(parents=True)
+    rows = [("Geoffrey", "B-person"), ("Hinton", "I-person"), ("moved", "O"), ("to", "O"), ("Toronto", "B-location"),
+            (".", "O")]
+    gold.write_text("".join(f"{w}\t{t}\n" for w, t in rows) + "\n")
+    out = uner("eval", str(gold), "--model", str(folder), "--mode", "end-to-end")
+    assert out.returncode == 0, out.stderr
+    assert "stages: person_titles,sports_teams" in out.stdout  # (the student's own: the general domain's)
+    assert "F1 1.000" in out.stdout.splitlines()[2]  # PERSON -> person, LOCATION -> location: the folder's mapping
+
 def test_detokenize_offsets():
     text, offs = detokenize(["New", "York", "."])
     assert text == "New York ." and [text[a:b] for a, b in offs] == ["New", "York", "."]

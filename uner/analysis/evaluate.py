@@ -294,14 +294,15 @@ def evaluate(tagger, gold_path: str | os.PathLike, mapping: Mapping | None = Non
 def evaluate_model(gold_path: str | os.PathLike, mapping_path: str | os.PathLike | None = None, mode: str = "both",
                    limit: int | None = None, model: str | None = None, labels: str | os.PathLike | None = None,
                    errors_path: str | os.PathLike | None = None, ensemble: Sequence[str] = (),
-                   domain: str | None = None, student: bool = False, backend: str = "torch",
+                   domain: str | None = None, student: str | os.PathLike | None = None, backend: str = "torch",
                    context: int = CONTEXT_SENTENCES, **config_changes) -> dict:
     """``evaluate`` with a model loaded by name (and ``ensemble`` members, ``MODEL`` or ``MODEL:LABELS_DIR``,
     voting with equal weights); the mapping ``mapping_path`` (a file or a mapping's name: ``Mapping.named``), else
     the one of the gold file's name; the tagger settings
     of ``domain`` (default: the labels folder's ``tagger.yaml`` when it has one, else the mapping's domain) with
-    ``config_changes`` (TaggerConfig fields) on top. ``student``:
-    the student tagger (``model`` its folder, default the shipped one) instead; ``backend``: the teacher's runtime
+    ``config_changes`` (TaggerConfig fields) on top. ``student``: the student that tags instead (a folder or a
+    shipped student's name; ``model`` and ``labels`` still name the teacher whose labels folder holds the
+    mappings: an adapted folder's student is scored with its folder's); ``backend``: the teacher's runtime
     (``uner.models.BACKEND_CHOICES``); ``context`` as for ``evaluate``. Unless ``stages`` are given, the mapping's
     ``stages`` run after the engine's own. Adds ``seconds`` and the ``stages`` run."""
     t0 = time.time()
@@ -315,8 +316,8 @@ def evaluate_model(gold_path: str | os.PathLike, mapping_path: str | os.PathLike
     else:
         config = TaggerConfig.for_domain(domain or mapper.domain, **config_changes)
     extra = mapper.stages if "stages" not in config_changes else ()
-    if student:
-        tagger = load_tagger(engine="student", model=model, stages=config_changes.get("stages"))
+    if student is not None:
+        tagger = load_tagger(engine="student", model=str(student), stages=config_changes.get("stages"))
         if extra:  # (its own stages are known once it is loaded)
             tagger = tagger.with_stages((*tagger.stages, *extra))
     else:

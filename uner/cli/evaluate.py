@@ -57,8 +57,8 @@ def eval_command(
     changes = {k: v for k, v in (("span_policy", span_policy), ("min_score", min_score), ("stages", parse_stages(stages)))
                if v is not None}
     try:
-        result = evaluate_model(gold, mapping, mode, limit, student or model, labels, errors, ensemble or (), domain,
-                                chosen == "student", backend, context, **changes)
+        result = evaluate_model(gold, mapping, mode, limit, model, labels, errors, ensemble or (), domain,
+                                student if chosen == "student" else None, backend, context, **changes)
     except (ValueError, OSError, MissingExtra, ModelNotFoundError) as exc:  # (FileNotFoundError: no student there)
         fail(str(exc))
     typer.echo(report_text(gold, result))

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from spacy.util import load_config
 
-from ..analysis.evaluate import evaluate
+from ..analysis.evaluate import MAPPINGS, Mapping, evaluate
 from ..checks import at_least
 from ..io import Source, atomic_write_text
 from ..labels import LabelsFolder
@@ -118,6 +118,7 @@ class DistillConfig:
             self.init = str(init_student(self.init))
         if not isinstance(self.select, SelectConfig) or not isinstance(self.train, TrainConfig):
             raise ValueError("select must be a SelectConfig and train a TrainConfig")
+        self.select = self.select.for_teacher(self.tagger_config())  # (an adapted folder's common-noun types)
 
     @classmethod
     def preset(cls, domain: str | None, corpus_dir: str | Path, **changes) -> DistillConfig:
@@ -128,6 +129,11 @@ class DistillConfig:
         if domain not in PRESETS:
             raise ValueError(f"domain must be one of {', '.join(PRESETS)} for a corpus preset, not {domain!r}")
         return cls([f"{Path(corpus_dir) / name}:{w}" for name, w in PRESETS[domain]], domain=domain, **changes)
+
+    def mapping_folders(self) -> list[Path]:
+        """Where the dev files' mappings are found besides the shipped ones: the teacher's labels folder's own
+        (an adapted folder maps its types onto its dataset's), as ``uner eval --model FOLDER`` finds them."""
+        return [LabelsFolder.of(self.labels, self.model).path / MAPPINGS]
 
     def tagger_config(self) -> TaggerConfig:
         """The teacher's settings, as ``uner tag`` reads them: the labels folder's own (its ``tagger.yaml``'s stages
@@ -179,13 +185,13 @@ def distill(config: DistillConfig, work: str | Path, out: str | Path,
     for r in range(1, config.rounds + 1):
         _round(config, work, r, chosen, log)
         if config.dev:
-            scores[f"round{r}"] = score_on_dev(round_dir(work, r) / "student", config.dev)
+            scores[f"round{r}"] = score_on_dev(round_dir(work, r) / "student", config.dev, config.mapping_folders())
             log(f"round {r}: mean dev F1 {mean_f1(scores[f'round{r}']):.4f}")
             if mean_f1(scores[f"round{r}"]) > mean_f1(scores[f"round{chosen}"]):
                 chosen = r
     best = round_dir(work, chosen) / "student"
     if config.dev:
-        bias, biases = choose_o_bias(best, config.dev)
+        bias, biases = choose_o_bias(best, config.dev, config.mapping_folders())
         log(f"o_bias {bias} (mean dev F1 {mean_f1(biases[str(bias)]):.4f})")
         atomic_write_text(work / "dev.json", json.dumps({**scores, "o_bias": biases}, indent=1) + "\n")
     shutil.rmtree(out, ignore_errors=True)
@@ -238,14 +244,15 @@ def mean_f1(scores: dict) -> float:
     return sum(r["micro"]["f1"] for r in scores.values()) / len(scores)
 
 
-def choose_o_bias(student: str | Path, gold_files: Sequence[str | Path],
+def choose_o_bias(student: str | Path, gold_files: Sequence[str | Path], folders: Sequence[Path] = (),
                   grid: Sequence[float] = O_BIASES) -> tuple[float, dict[str, dict]]:
-    """The ``o_bias`` of ``grid`` with the best mean dev F1 (the first of equals), and the scores of each."""
+    """The ``o_bias`` of ``grid`` with the best mean dev F1 (the first of equals), and the scores of each
+    (``folders``: as for ``score_on_dev``)."""
     tagger = Student.from_pretrained(student)
     table = {}
     for bias in grid:
         tagger.nlp.get_pipe("ner").o_bias = bias
-        table[str(bias)] = score_on_dev(tagger, gold_files)
+        table[str(bias)] = score_on_dev(tagger, gold_files, folders)
     best = max(grid, key=lambda b: mean_f1(table[str(b)]))
     return best, table
 
@@ -258,13 +265,13 @@ def set_o_bias(folder: str | Path, bias: float) -> None:
     atomic_write_text(path, cfg.to_str())
 
 
-def score_on_dev(student, gold_files: Sequence[str | Path]) -> dict:
+def score_on_dev(student, gold_files: Sequence[str | Path], folders: Sequence[Path] = ()) -> dict:
     """End-to-end strict micro F1 (and per type) of a student (a folder or a loaded ``Student``) on gold files,
-    each with its shipped mapping."""
+    each with its mapping: the first of the ``folders`` (a labels folder's ``mappings/``) or the shipped ones."""
     tagger = student if isinstance(student, Student) else Student.from_pretrained(student)
     out = {}
     for gold in gold_files:
-        result = evaluate(tagger, gold, mode="end-to-end")
+        result = evaluate(tagger, gold, Mapping.for_file(gold, folders), mode="end-to-end")
         out[Path(gold).parent.name + "/" + Path(gold).name] = result["end_to_end"]
     return out
 

@@ -3,7 +3,8 @@
 Every token of a taught sentence ends up in one of three states (spaCy's partial annotation):
 
 - an **entity** — the teacher kept a name-like span with a top-type share of at least the type's threshold,
-  or a common-noun span (``named`` false) at ``common_min_score`` (default never: "company" is not a name);
+  or a common-noun span (``named`` false) at ``common_min_score`` (by default the teacher's own bar where it names
+  lower-case types, an adapted folder's algorithms and genres; else never: "company" is not a name);
 - **missing** (no loss either way) — a name kept below its threshold, or a name-like candidate the teacher
   rejected without being sure it is not an entity (its not-entity share below ``other_min_score``);
 - **outside** — every other token: words that were never candidates, common nouns (kept or rejected: the
@@ -19,7 +20,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import spacy
@@ -27,6 +28,7 @@ from spacy.tokens import DocBin
 from spacy.util import filter_spans
 
 from ..io import atomic_path, atomic_write_text
+from ..tagger import TaggerConfig
 from ..tagger.student import label_name
 
 NOT_ENTITY = frozenset({"OTHER", "UNTAGGED_ENTITY"})
@@ -39,13 +41,15 @@ class SelectConfig:
 
     min_score: float = 0.3  # a kept entity's top-type share needed to be an entity (else it is missing)
     type_min_scores: dict[str, float] = field(default_factory=dict)  # per-type overrides of min_score
-    common_min_score: float = 1.0  # a common-noun entity's share needed to stay one (below: outside; default never)
+    common_min_score: float | None = None  # a common-noun entity's share needed to stay one (below: outside);
+    #                                        None: never, unless ``for_teacher`` gives the teacher's
     other_min_score: float = 0.3  # a rejected name is outside only when its not-entity share reaches this
     min_label_count: int = 50  # a subtype with fewer confident examples is learned as its type
     heldout_every: int = 50  # every N-th sentence goes to the held-out set (spaCy's own model choice)
 
     def __post_init__(self) -> None:
-        scores = {name: getattr(self, name) for name in ("min_score", "common_min_score", "other_min_score")}
+        scores = {name: getattr(self, name) for name in ("min_score", "common_min_score", "other_min_score")
+                  if getattr(self, name) is not None}
         scores.update((f"type_min_scores[{t}]", s) for t, s in self.type_min_scores.items())
         for name, score in scores.items():
             if not 0 <= score <= 1:
@@ -55,6 +59,15 @@ class SelectConfig:
         if self.heldout_every < 2:
             raise ValueError(f"heldout_every must be >= 2 (every N-th sentence is held out), "
                              f"not {self.heldout_every!r}")
+
+    def for_teacher(self, teacher: TaggerConfig) -> SelectConfig:
+        """This config with ``common_min_score`` settled for the ``teacher``'s settings when not given: the
+        teacher's own bar when it keeps common nouns of named types (``common_types``: an adapted folder's
+        "algorithm", "genre"), whose entities the student must learn; else as it is (None: never, "company" is no
+        name)."""
+        if self.common_min_score is not None or not teacher.common_types:
+            return self
+        return replace(self, common_min_score=teacher.common_min_score)
 
 
 def _records(path: Path) -> Iterator[tuple[int, dict]]:
@@ -72,6 +85,8 @@ def _records(path: Path) -> Iterator[tuple[int, dict]]:
 def _confident(ent: dict, config: SelectConfig) -> bool:
     need = config.type_min_scores.get(ent["type"], config.min_score)
     if not ent.get("named", True):
+        if config.common_min_score is None:  # (common nouns are never the student's entities)
+            return False
         need = max(need, config.common_min_score)
     return ent.get("score") is None or ent["score"] >= need  # (a student's labels carry no score: all count)
 
