@@ -170,8 +170,9 @@ def resolve_stages(names: Iterable[str]) -> tuple[Stage, ...]:
 
 def load_stages(names: Iterable[str], folder: str | None = None) -> tuple[LoadedStage, ...]:
     """The stages ``names`` with the words of the labels ``folder`` (None: the shipped labels'), each read once
-    (a list resolved once: every document of a run names the same one)."""
-    return _load_named(tuple(names), folder)
+    (a list resolved once while its names stand for the same stages: every document of a run names the same one)."""
+    names = tuple(names)
+    return _load_named(names, tuple(STAGES.get(name) for name in names), folder)
 
 
 def forget_loaded() -> None:
@@ -183,7 +184,8 @@ def forget_loaded() -> None:
 
 
 @cache
-def _load_named(names: tuple[str, ...], folder: str | None) -> tuple[LoadedStage, ...]:
+def _load_named(names: tuple[str, ...], registered: tuple[Stage | None, ...], folder: str | None
+                ) -> tuple[LoadedStage, ...]:
     return _load(resolve_stages(names), folder)
 
 
