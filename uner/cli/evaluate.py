@@ -53,12 +53,12 @@ def eval_command(
         fail(f"--engine: unknown engine {engine!r} (student | teacher)")
     teacher_options = [name for name, given in (("--ensemble", ensemble), ("--domain", domain),
                                                 ("--span-policy", span_policy), ("--backend", backend != "torch")) if given]
-    chosen, _, student = tag_engine(engine, model, labels, teacher_options)
+    _, _, student = tag_engine(engine, model, labels, teacher_options)
     changes = {k: v for k, v in (("span_policy", span_policy), ("min_score", min_score), ("stages", parse_stages(stages)))
                if v is not None}
     try:
         result = evaluate_model(gold, mapping, mode, limit, model, labels, errors, ensemble or (), domain,
-                                student if chosen == "student" else None, backend, context, **changes)
+                                student, backend, context, **changes)
     except (ValueError, OSError, MissingExtra, ModelNotFoundError) as exc:  # (FileNotFoundError: no student there)
         fail(str(exc))
     typer.echo(report_text(gold, result))

@@ -112,8 +112,6 @@ def grown_student(init: Path, labels: list[str], out: Path) -> Path:
 def sourced_config(config_path: str | Path, init: Path, out: Path) -> Path:
     """``config_path`` with its components taken from the trained pipeline ``init`` (weights, labels, settings),
     written to ``out``."""
-    if not (init / "meta.json").is_file():
-        raise FileNotFoundError(f"{init}: not a student pipeline folder (no meta.json)")
     cfg = load_config(config_path)
     for name in cfg["nlp"]["pipeline"]:
         cfg["components"][name] = {"source": str(init.resolve())}

@@ -172,26 +172,20 @@ def load_stages(names: Iterable[str], folder: str | None = None) -> tuple[Loaded
     """The stages ``names`` with the words of the labels ``folder`` (None: the shipped labels'), each read once
     (a list resolved once while its names stand for the same stages: every document of a run names the same one)."""
     names = tuple(names)
-    return _load_named(names, tuple(STAGES.get(name) for name in names), folder)
+    return _load(names, tuple(STAGES.get(name) for name in names), folder)
 
 
 def forget_loaded() -> None:
     """Drop the stages read so far, with their memos of what they judged: the next load reads them afresh (a
     benchmark's first pass over new text)."""
-    _load_named.cache_clear()
     _load.cache_clear()
     _bind.cache_clear()
 
 
 @cache
-def _load_named(names: tuple[str, ...], registered: tuple[Stage | None, ...], folder: str | None
-                ) -> tuple[LoadedStage, ...]:
-    return _load(resolve_stages(names), folder)
-
-
-@cache
-def _load(stages: tuple[Stage, ...], folder: str | None) -> tuple[LoadedStage, ...]:
-    return tuple(_bind(stage, folder) for stage in stages)
+def _load(names: tuple[str, ...], registered: tuple[Stage | None, ...], folder: str | None
+          ) -> tuple[LoadedStage, ...]:
+    return tuple(_bind(stage, folder) for stage in resolve_stages(names))
 
 
 @cache
