@@ -205,6 +205,28 @@ def test_a_trained_student_goes_on_learning_from_another_teacher(tiny, tmp_path)
     assert any(label.endswith("/CAPITAL") for label in new) and grown == old | new
 
 
+
+def test_rehearsal_adds_the_first_students_labels_on_more_of_the_sample(tiny, tmp_path):
+    """``--rehearse N`` with ``--init``: N more sentences of the sample are labelled by the student that training
+    goes on from and selected beside the teacher's; without ``--init`` it is refused in one line."""
+    corpus = corpus_file(tmp_path, 30)
+    res = uner(*distill_args(tiny, corpus, tmp_path / "work", tmp_path / "student", 40, steps=100))
+    assert res.returncode == 0, res.stderr
+    work = tmp_path / "work2"
+    res = uner(*distill_args(tiny, corpus, work, tmp_path / "student2", 30, steps=50), "--init",
+               str(tmp_path / "student"), "--rehearse", "20")
+    assert res.returncode == 0, res.stderr
+    lines = {name: (work / name).read_text().splitlines() for name in ("sentences.txt", "rehearse.txt",
+                                                                      "teach.jsonl", "rehearse.jsonl")}
+    assert len(lines["sentences.txt"]) == len(lines["teach.jsonl"]) and lines["rehearse.txt"]
+    assert [json.loads(r)["text"] for r in lines["rehearse.jsonl"]] == lines["rehearse.txt"]
+    assert len(lines["sentences.txt"]) + len(lines["rehearse.txt"]) > 30  # (the sample's 30 and more)
+    selection = json.loads((work / "data" / "selection.json").read_text())
+    assert selection["train"] + selection["heldout"] == len(lines["teach.jsonl"]) + len(lines["rehearse.jsonl"])
+    assert "rehearsal" in (tmp_path / "student2" / "MODEL_CARD.md").read_text()
+    res = uner(*distill_args(tiny, corpus, tmp_path / "work3", tmp_path / "student3", 30), "--rehearse", "5")
+    assert res.returncode == 2 and "rehearse: " in res.stderr
+
 def test_teacher_vectors_keep_whole_words_with_their_types(tmp_path):
     from uner.distill.vectors import teacher_vectors, write_vectors
 

@@ -21,7 +21,8 @@ from ._util import DomainOpt, LabelsOpt, ModelOpt, app, fail
 
 SELECT_OPTIONS = ("min_score", "other_min_score")
 TRAIN_OPTIONS = ("max_steps", "eval_frequency", "lowercase", "uppercase", "seed")
-DISTILL_OPTIONS = ("sentences", "seed", "model", "labels", "workers", "backend", "dev", "rounds", "vectors", "init")
+DISTILL_OPTIONS = ("sentences", "seed", "model", "labels", "workers", "backend", "dev", "rounds", "vectors", "init",
+                   "rehearse")
 OPTIONS = option_names(DistillConfig, skip=("sources", "select", "train")) | {
     name: "--" + name.replace("_", "-") for name in SELECT_OPTIONS + TRAIN_OPTIONS}
 
@@ -69,6 +70,9 @@ def distill(
     init: Annotated[Optional[str], _opt(DistillConfig, "init", "A trained student (folder or shipped name, e.g. "
                                         "uner-student) to go on training with this teacher's labels: its weights, "
                                         "vectors and labels, and the teacher's labels it lacks.")] = None,
+    rehearse: Annotated[Optional[int], _opt(DistillConfig, "rehearse", "With --init: this many more sentences of the "
+                                            "sample labelled by that student beside the teacher's, so that it keeps "
+                                            "what it knew where the teacher is silent (rehearsal).")] = None,
 ) -> None:
     """Teacher-tag a corpus, keep its confident labels, train a spaCy student on them (no gold labels)."""
     options = dict(locals())  # (the parameters: what was given is not None)

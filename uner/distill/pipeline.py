@@ -95,6 +95,8 @@ class DistillConfig:
     vectors: bool = True  # the teacher's word vectors (embedding + label types) as student features (vectors.py)
     init: str | None = None  # a trained student (folder or shipped name) to go on training: its weights, vectors
     #                          and labels (the taught labels it lacks are added); None: a new student
+    rehearse: int = 0  # with ``init``: this many more sentences of the sample labelled by that student beside the
+    #                    teacher's (rehearsal: a student that goes on keeps what it knew where the teacher is silent)
 
     def __post_init__(self) -> None:
         if isinstance(self.sources, str) or isinstance(self.dev, str):
@@ -109,6 +111,9 @@ class DistillConfig:
         at_least(self, 10, "sentences")
         at_least(self, 0, "seed")
         at_least(self, 1, "workers", "rounds")
+        at_least(self, 0, "rehearse")
+        if self.rehearse and self.init is None:
+            raise ValueError("rehearse: the sentences are labelled by the student that training goes on from (init)")
         if self.backend not in BACKEND_CHOICES:
             raise ValueError(f"backend must be one of {', '.join(BACKEND_CHOICES)}, not {self.backend!r}")
         if self.rounds > 1 and not self.dev:
@@ -144,6 +149,9 @@ class DistillConfig:
         return TaggerConfig.for_domain(self.domain)
 
 
+REHEARSE_TEXT, REHEARSE_FILE = "rehearse.txt", "rehearse.jsonl"  # (in the work folder)
+
+
 def _stage(done: Path, run: Callable[[], None], log: Callable[[str], None], name: str) -> None:
     if done.exists():
         log(f"{name}: done already ({done})")
@@ -164,8 +172,10 @@ def distill(config: DistillConfig, work: str | Path, out: str | Path,
     sources = [Source.parse(s) for s in config.sources]
 
     def sample() -> None:
-        sents, report = sample_sentences(sources, config.sentences, config.seed)
-        write_sentences(work / "sentences.txt", sents)
+        sents, report = sample_sentences(sources, config.sentences + config.rehearse, config.seed)
+        write_sentences(work / "sentences.txt", sents[: config.sentences])
+        if config.rehearse:
+            write_sentences(work / REHEARSE_TEXT, sents[config.sentences:])
         atomic_write_text(work / "sample.json", json.dumps(report, indent=1) + "\n")
 
     def teach() -> None:
@@ -174,8 +184,16 @@ def distill(config: DistillConfig, work: str | Path, out: str | Path,
         tag_file(str(work / "sentences.txt"), str(work / "teach.jsonl"), kwargs, options=TagOptions(rejected=True),
                  resume=True, workers=config.workers)
 
+    def rehearse() -> None:
+        if not (work / REHEARSE_TEXT).exists():
+            raise ValueError(f"{work}: sampled without rehearse sentences; give a new work folder")
+        tag_file(str(work / REHEARSE_TEXT), str(work / REHEARSE_FILE), {"model": config.init}, resume=True,
+                 runner="student")
+
     _stage(work / "sample.json", sample, log, "sample")
     _stage(work / "teach.jsonl", teach, log, "teach")
+    if config.rehearse:
+        _stage(work / REHEARSE_FILE, rehearse, log, "rehearse")
     if config.vectors and config.init is None:  # (a student that goes on keeps its own vectors)
         _stage(work / "vectors" / "meta.json", lambda: build_teacher_vectors(config.model, config.labels,
                                                                              work / "vectors"), log, "vectors")
@@ -230,7 +248,8 @@ def _round(config: DistillConfig, work: Path, r: int, previous: int, log: Callab
             relabel(work / "teach.jsonl", student, here / "teach.jsonl", config.select)
 
         _stage(here / "teach.jsonl", run_relabel, log, f"round {r}: relabel")
-    _stage(here / "data" / "selection.json", lambda: select(here / "teach.jsonl", here / "data", config.select),
+    taught = [here / "teach.jsonl", *([work / REHEARSE_FILE] if config.rehearse else [])]
+    _stage(here / "data" / "selection.json", lambda: select(taught, here / "data", config.select),
            log, f"round {r}: select")
     vectors = work / "vectors" if config.vectors else None
     _stage(here / "student" / "meta.json",
@@ -299,7 +318,9 @@ def model_card(config: DistillConfig, work: Path, scores: dict, chosen: int = 1,
               for s in sample]
     taught = sum(1 for _ in open(work / "teach.jsonl", encoding="utf-8"))
     sampled = sum(s["sentences"] for s in sample)
-    lines += ["", f"Teacher-tagged: the first {taught:,} of the {sampled:,} sampled sentences (`WORK/teach.jsonl`).",
+    lines += ["", f"Teacher-tagged: the first {taught:,} of the {sampled:,} sampled sentences (`WORK/teach.jsonl`)"
+              + (f"; the next {config.rehearse:,} labelled by the student it went on from (rehearsal, "
+                 "`WORK/rehearse.jsonl`)." if config.rehearse else "."),
               "", "## Selection", f"settings: `{json.dumps(selection['config'])}`", "",
               f"sentences: {selection['train']:,} train, {selection['heldout']:,} held out (teacher agreement "
               f"picks the checkpoint); {selection['skipped']} skipped; {selection['missing']:,} uncertain spans "

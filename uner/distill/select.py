@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
@@ -82,6 +82,16 @@ def _records(path: Path) -> Iterator[tuple[int, dict]]:
             yield n, rec
 
 
+def _all_records(paths: Sequence[Path]) -> Iterator[tuple[int, dict]]:
+    """The records of ``paths`` in turn, numbered on from one file to the next."""
+    at = 0
+    for path in paths:
+        n = 0
+        for n, rec in _records(path):
+            yield at + n, rec
+        at += n
+
+
 def _confident(ent: dict, config: SelectConfig) -> bool:
     need = config.type_min_scores.get(ent["type"], config.min_score)
     if not ent.get("named", True):
@@ -110,16 +120,18 @@ class Selection:
         return {**asdict(self), "entities": dict(self.entities.most_common())}
 
 
-def select(taught: str | Path, out_dir: str | Path, config: SelectConfig = SelectConfig()) -> Selection:
+def select(taught: str | Path | Sequence[str | Path], out_dir: str | Path, config: SelectConfig = SelectConfig()
+           ) -> Selection:
     """``train.spacy`` and ``heldout.spacy`` (spaCy DocBins) and ``selection.json`` in ``out_dir`` from a teacher's
-    JSONL (``uner tag`` records with ``rejected`` candidates); the files are written atomically, the report last."""
-    taught, out_dir = Path(taught), Path(out_dir)
-    counts = Counter(label_name(e["type"], e["subtype"]) for _, rec in _records(taught)
+    JSONL (``uner tag`` records with ``rejected`` candidates; several files: read in turn, as one); the files are
+    written atomically, the report last."""
+    paths, out_dir = [Path(taught)] if isinstance(taught, (str, Path)) else [Path(t) for t in taught], Path(out_dir)
+    counts = Counter(label_name(e["type"], e["subtype"]) for _, rec in _all_records(paths)
                      for e in rec["entities"] if _confident(e, config))
     nlp = spacy.blank("en")
     bins = {"train": DocBin(), "heldout": DocBin()}
     report = Selection(config=asdict(config))
-    for n, rec in _records(taught):
+    for n, rec in _all_records(paths):
         if rec.get("error"):
             report.skipped += 1
             continue
