@@ -205,7 +205,6 @@ def test_a_trained_student_goes_on_learning_from_another_teacher(tiny, tmp_path)
     assert any(label.endswith("/CAPITAL") for label in new) and grown == old | new
 
 
-
 def test_rehearsal_adds_the_first_students_labels_on_more_of_the_sample(tiny, tmp_path):
     """``--rehearse N`` with ``--init``: N more sentences of the sample are labelled by the student that training
     goes on from and selected beside the teacher's; without ``--init`` it is refused in one line."""
@@ -223,9 +222,11 @@ def test_rehearsal_adds_the_first_students_labels_on_more_of_the_sample(tiny, tm
     assert len(lines["sentences.txt"]) + len(lines["rehearse.txt"]) > 30  # (the sample's 30 and more)
     selection = json.loads((work / "data" / "selection.json").read_text())
     assert selection["train"] + selection["heldout"] == len(lines["teach.jsonl"]) + len(lines["rehearse.jsonl"])
-    assert "rehearsal" in (tmp_path / "student2" / "MODEL_CARD.md").read_text()
+    card = (tmp_path / "student2" / "MODEL_CARD.md").read_text()
+    assert f"the next {len(lines['rehearse.jsonl'])} labelled by the student it went on from (rehearsal" in card
     res = uner(*distill_args(tiny, corpus, tmp_path / "work3", tmp_path / "student3", 30), "--rehearse", "5")
     assert res.returncode == 2 and "rehearse: " in res.stderr
+
 
 def test_teacher_vectors_keep_whole_words_with_their_types(tmp_path):
     from uner.distill.vectors import teacher_vectors, write_vectors

@@ -316,11 +316,11 @@ def model_card(config: DistillConfig, work: Path, scores: dict, chosen: int = 1,
              "| file | weight | paragraph lines in file | lines sampled | sentences |", "|---|---|---|---|---|"]
     lines += [f"| {s['file']} | {s['weight']} | {s['paragraphs']:,} | {s['paragraphs_sampled']:,} | {s['sentences']:,} |"
               for s in sample]
-    taught = sum(1 for _ in open(work / "teach.jsonl", encoding="utf-8"))
+    taught, rehearsed = (_line_count(work / name) for name in ("teach.jsonl", REHEARSE_FILE))
     sampled = sum(s["sentences"] for s in sample)
     lines += ["", f"Teacher-tagged: the first {taught:,} of the {sampled:,} sampled sentences (`WORK/teach.jsonl`)"
-              + (f"; the next {config.rehearse:,} labelled by the student it went on from (rehearsal, "
-                 "`WORK/rehearse.jsonl`)." if config.rehearse else "."),
+              + (f"; the next {rehearsed:,} labelled by the student it went on from (rehearsal, "
+                 "`WORK/rehearse.jsonl`)." if rehearsed else "."),
               "", "## Selection", f"settings: `{json.dumps(selection['config'])}`", "",
               f"sentences: {selection['train']:,} train, {selection['heldout']:,} held out (teacher agreement "
               f"picks the checkpoint); {selection['skipped']} skipped; {selection['missing']:,} uncertain spans "
@@ -344,3 +344,11 @@ def model_card(config: DistillConfig, work: Path, scores: dict, chosen: int = 1,
         lines += [f"| {b} | " + " | ".join(f"{r['micro']['f1']:.3f}" for r in per.values()) + f" | {mean_f1(per):.3f} |"
                   for b, per in biases.items()]
     return "\n".join(lines) + "\n"
+
+
+def _line_count(path: Path) -> int:
+    """Records in a JSON-lines file of the work folder (0 when the stage did not run)."""
+    if not path.exists():
+        return 0
+    with open(path, encoding="utf-8") as f:
+        return sum(1 for _ in f)
