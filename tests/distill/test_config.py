@@ -34,7 +34,8 @@ def test_bad_values_are_refused_in_one_line_naming_the_field(field, changes):
 @pytest.mark.parametrize("cls, field, changes", [
     (SelectConfig, "min_score", {"min_score": 1.5}), (SelectConfig, "other_min_score", {"other_min_score": -0.1}),
     (SelectConfig, "type_min_scores[PERSON]", {"type_min_scores": {"PERSON": 2.0}}),
-    (SelectConfig, "heldout_every", {"heldout_every": 1}), (TrainConfig, "max_steps", {"max_steps": 0}),
+    (SelectConfig, "heldout_every", {"heldout_every": 1}), (SelectConfig, "rare_target", {"rare_target": -1}),
+    (TrainConfig, "max_steps", {"max_steps": 0}),
     (TrainConfig, "eval_frequency", {"eval_frequency": 0}), (TrainConfig, "lowercase", {"lowercase": 0.6, "uppercase": 0.6}),
 ])
 def test_the_stage_configs_name_the_bad_field(cls, field, changes):

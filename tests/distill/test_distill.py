@@ -7,6 +7,7 @@ import json
 import signal
 import subprocess
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -79,6 +80,35 @@ def test_entities_of_the_teacher_that_overlap_are_taught_as_missing(tmp_path):
     assert states["Paris"] == ("B", "LOCATION") and states["in"] == ("O", "")
     assert all(states[w][0] == "" for w in ("Patients", "receive", "pyrazoloacridine"))
     assert report.entities == {"LOCATION": 1} and report.missing == 1
+
+
+def test_rare_target_shows_the_sentences_of_rare_labels_again(tmp_path):
+    """A train sentence whose rarest label has n confident examples is shown ceil(rare_target / n) times, at most
+    eight; a rare subtype counts with its type; held-out sentences are never repeated."""
+    def rec(text, *ents):
+        return {"text": text, "entities": [{"start": text.index(w), "end": text.index(w) + len(w), "type": t,
+                                            "subtype": sub, "score": 0.9} for w, t, sub in ents]}
+    person = ("Obama", "PERSON", None), ("Smith", "PERSON", None)
+    records = [rec("Obama met Smith", *person), rec("Smith met Obama", *person),
+               rec("They signed the Treaty of Paris", ("Treaty of Paris", "LEGAL", "LAW")),
+               rec("Smith signed the Act", ("Smith", "PERSON", None), ("Act", "LEGAL", None)),
+               rec("Obama slept", ("Obama", "PERSON", None))]
+    taught = tmp_path / "teach.jsonl"
+    taught.write_text("".join(json.dumps(r) + "\n" for r in records))
+
+    def shown(rare_target):
+        report = select(taught, tmp_path / str(rare_target), SelectConfig(min_label_count=2, heldout_every=5,
+                                                                           rare_target=rare_target))
+        docs = DocBin().from_disk(tmp_path / str(rare_target) / "train.spacy").get_docs(spacy.blank("en").vocab)
+        return report, Counter(doc.text for doc in docs)
+
+    report, counts = shown(0)
+    assert report.repeated == 0 and set(counts.values()) == {1} and "Obama slept" not in counts  # (held out)
+    report, counts = shown(4)  # PERSON has 6 examples, LEGAL 2 (LAW's one learned as LEGAL): shown twice
+    assert counts == {"Obama met Smith": 1, "Smith met Obama": 1, "They signed the Treaty of Paris": 2,
+                      "Smith signed the Act": 2} and report.repeated == 2
+    report, counts = shown(100)
+    assert set(counts.values()) == {8} and report.repeated == 4 * 7 and report.heldout == 1
 
 
 def test_select_names_the_bad_line(tmp_path):

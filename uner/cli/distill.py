@@ -19,7 +19,7 @@ from ..tagger.records import ModelFailure
 from ._config import as_options, config_option, given, option_names
 from ._util import DomainOpt, LabelsOpt, ModelOpt, app, fail
 
-SELECT_OPTIONS = ("min_score", "other_min_score")
+SELECT_OPTIONS = ("min_score", "other_min_score", "rare_target")
 TRAIN_OPTIONS = ("max_steps", "eval_frequency", "lowercase", "uppercase", "seed")
 DISTILL_OPTIONS = ("sentences", "seed", "model", "labels", "workers", "backend", "dev", "rounds", "vectors", "init",
                    "rehearse")
@@ -53,6 +53,9 @@ def distill(
                                                                          "learned (below: missing, not 'O').")] = None,
     other_min_score: Annotated[Optional[float], _opt(SelectConfig, "other_min_score", "Not-entity share a rejected "
                                                      "name needs to be learned as 'O' (below: missing).")] = None,
+    rare_target: Annotated[Optional[int], _opt(SelectConfig, "rare_target", "A training sentence whose rarest label "
+                                               "has fewer confident examples than this is shown up to "
+                                               "ceil(this / examples) times, at most 8 (0: none).")] = None,
     lowercase: Annotated[Optional[float], _opt(TrainConfig, "lowercase", "Share of training sentences shown "
                                                                          "lower-cased.")] = None,
     uppercase: Annotated[Optional[float], _opt(TrainConfig, "uppercase", "Share of training sentences shown "

@@ -324,7 +324,8 @@ def model_card(config: DistillConfig, work: Path, scores: dict, chosen: int = 1,
               "", "## Selection", f"settings: `{json.dumps(selection['config'])}`", "",
               f"sentences: {selection['train']:,} train, {selection['heldout']:,} held out (teacher agreement "
               f"picks the checkpoint); {selection['skipped']} skipped; {selection['missing']:,} uncertain spans "
-              "marked missing.", "", "| label | entities |", "|---|---|"]
+              f"marked missing; {selection.get('repeated', 0):,} train sentences shown again for their rare labels.",
+              "", "| label | entities |", "|---|---|"]
     lines += [f"| {lab} | {n:,} |" for lab, n in selection["entities"].items()]
     lines += ["", f"## Training\n`{json.dumps(asdict(config.train))}`; rounds run: {config.rounds}, shipped: "
               f"round {chosen} (a later round is kept only if the mean dev F1 rises).", "",

@@ -29,9 +29,10 @@ from spacy.util import filter_spans
 
 from ..io import atomic_path, atomic_write_text
 from ..tagger import TaggerConfig
-from ..tagger.student import label_name
+from ..tagger.student import label_name, split_label
 
 NOT_ENTITY = frozenset({"OTHER", "UNTAGGED_ENTITY"})
+MAX_REPEATS = 8  # (rare_target: a sentence is shown at most this many times)
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,9 @@ class SelectConfig:
     #                                        None: never, unless ``for_teacher`` gives the teacher's
     other_min_score: float = 0.3  # a rejected name is outside only when its not-entity share reaches this
     min_label_count: int = 50  # a subtype with fewer confident examples is learned as its type
+    rare_target: int = 0  # a training sentence whose rarest label has fewer confident examples than this is shown
+    #                       up to ceil(rare_target / examples) times (at most MAX_REPEATS): the kinds a teacher
+    #                       seldom names are learned, not drowned (CoNLL / WNUT / CrossNER dev: docs/log/issue-75.md)
     heldout_every: int = 50  # every N-th sentence goes to the held-out set (spaCy's own model choice)
 
     def __post_init__(self) -> None:
@@ -56,6 +60,8 @@ class SelectConfig:
                 raise ValueError(f"{name} must be in [0, 1], not {score!r}")
         if self.min_label_count < 1:
             raise ValueError(f"min_label_count must be >= 1, not {self.min_label_count!r}")
+        if self.rare_target < 0:
+            raise ValueError(f"rare_target must be >= 0 (0: no sentence repeated), not {self.rare_target!r}")
         if self.heldout_every < 2:
             raise ValueError(f"heldout_every must be >= 2 (every N-th sentence is held out), "
                              f"not {self.heldout_every!r}")
@@ -114,6 +120,7 @@ class Selection:
     entities: Counter = field(default_factory=Counter)
     missing: int = 0
     skipped: int = 0
+    repeated: int = 0  # train sentences added again for their rare labels (``rare_target``)
     config: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
@@ -128,6 +135,9 @@ def select(taught: str | Path | Sequence[str | Path], out_dir: str | Path, confi
     paths, out_dir = [Path(taught)] if isinstance(taught, (str, Path)) else [Path(t) for t in taught], Path(out_dir)
     counts = Counter(label_name(e["type"], e["subtype"]) for _, rec in _all_records(paths)
                      for e in rec["entities"] if _confident(e, config))
+    learned = Counter()  # confident examples per label as learned (a rare subtype counted with its type)
+    for label, n in counts.items():
+        learned[label if n >= config.min_label_count else split_label(label)[0]] += n
     nlp = spacy.blank("en")
     bins = {"train": DocBin(), "heldout": DocBin()}
     report = Selection(config=asdict(config))
@@ -166,6 +176,11 @@ def select(taught: str | Path | Sequence[str | Path], out_dir: str | Path, confi
         part = "heldout" if n % config.heldout_every == 0 else "train"
         bins[part].add(doc)
         setattr(report, part, getattr(report, part) + 1)
+        if part == "train" and ents and config.rare_target:
+            rarest = min(learned[e.label_] for e in ents)
+            for _ in range(min(MAX_REPEATS, -(-config.rare_target // rarest)) - 1):
+                bins[part].add(doc)
+                report.repeated += 1
     out_dir.mkdir(parents=True, exist_ok=True)
     for part, docs in bins.items():
         with atomic_path(out_dir / f"{part}.spacy") as tmp:
