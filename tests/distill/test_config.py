@@ -128,8 +128,10 @@ def test_the_student_folder_records_the_teachers_domain(tmp_path):
     (work / "data" / "selection.json").write_text(json.dumps({"config": {}, "train": 1, "heldout": 0, "skipped": 0,
                                                               "missing": 0, "entities": {}}))
     (work / "student" / "meta.json").write_text("{}")
+    (work / "student" / "config.cfg").write_text(f'[paths]\ntrain = "{work / "data" / "train.spacy"}"\n')
     config = DistillConfig([str(corpus)], model="uner-bio", vectors=False)
     distill(config, work, tmp_path / "student", log=lambda m: None)
+    assert 'train = "WORK/data/train.spacy"' in (tmp_path / "student" / "config.cfg").read_text()
     for folder in (tmp_path / "student", work / "student"):  # (the work copy: later rounds and dev scoring load it)
         assert LabelsFolder(folder).default_domain() == "biomedical", folder
     assert "domain `biomedical`" in (tmp_path / "student" / "MODEL_CARD.md").read_text()

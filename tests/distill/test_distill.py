@@ -172,6 +172,8 @@ def test_pipeline_student_learns_the_teachers_labels(tiny, tmp_path):
     best = min(b for b, v in bias_f1.items() if v == max(bias_f1.values()))
     assert Student.from_pretrained(out).nlp.get_pipe("ner").o_bias == best
     assert f"chosen on the dev files: **{best}**" in card
+    config = (out / "config.cfg").read_text()  # (no folder of this machine in what ships)
+    assert 'train = "WORK/data/train.spacy"' in config and str(tmp_path) not in config
     assert (out / "ner" / "model").read_bytes() == (work / ("student" if chosen == 1 else "round2/student")
                                                     / "ner" / "model").read_bytes()
     taught = [json.loads(line) for line in (work / "teach.jsonl").read_text().splitlines()]

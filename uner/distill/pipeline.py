@@ -214,6 +214,7 @@ def distill(config: DistillConfig, work: str | Path, out: str | Path,
         atomic_write_text(work / "dev.json", json.dumps({**scores, "o_bias": biases}, indent=1) + "\n")
     shutil.rmtree(out, ignore_errors=True)
     shutil.copytree(best, out)
+    portable_paths(out, work)
     write_student_domain(out, config.domain)
     if config.dev:
         set_o_bias(out, bias)
@@ -274,6 +275,19 @@ def choose_o_bias(student: str | Path, gold_files: Sequence[str | Path], folders
         table[str(bias)] = score_on_dev(tagger, gold_files, folders)
     best = max(grid, key=lambda b: mean_f1(table[str(b)]))
     return best, table
+
+
+def portable_paths(folder: Path, work: Path) -> None:
+    """The training paths in a shipped student's ``config.cfg`` (unused by ``spacy.load``) written without this
+    machine's folders: ``WORK/…`` under the work folder, else the last name (the ``--init`` student's)."""
+    path = folder / "config.cfg"
+    cfg = load_config(path)
+    for key, value in cfg["paths"].items():
+        if isinstance(value, str):
+            at = Path(value).resolve()
+            cfg["paths"][key] = (f"WORK/{at.relative_to(work.resolve()).as_posix()}"
+                                 if at.is_relative_to(work.resolve()) else at.name)
+    atomic_write_text(path, cfg.to_str())
 
 
 def set_o_bias(folder: str | Path, bias: float) -> None:
