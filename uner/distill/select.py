@@ -18,6 +18,7 @@ on from one already trained gets the labels it lacks added (``train.grown_studen
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -135,9 +136,11 @@ def select(taught: str | Path | Sequence[str | Path], out_dir: str | Path, confi
     paths, out_dir = [Path(taught)] if isinstance(taught, (str, Path)) else [Path(t) for t in taught], Path(out_dir)
     counts = Counter(label_name(e["type"], e["subtype"]) for _, rec in _all_records(paths)
                      for e in rec["entities"] if _confident(e, config))
-    learned = Counter()  # confident examples per label as learned (a rare subtype counted with its type)
+    # each label as the student learns it (a subtype with too few examples: its type), and the examples of each
+    learned_as = {label: label if n >= config.min_label_count else split_label(label)[0] for label, n in counts.items()}
+    learned = Counter()
     for label, n in counts.items():
-        learned[label if n >= config.min_label_count else split_label(label)[0]] += n
+        learned[learned_as[label]] += n
     nlp = spacy.blank("en")
     bins = {"train": DocBin(), "heldout": DocBin()}
     report = Selection(config=asdict(config))
@@ -148,8 +151,7 @@ def select(taught: str | Path | Sequence[str | Path], out_dir: str | Path, confi
         doc = nlp.make_doc(rec["text"])
         ents, missing = [], []
         for ent in rec["entities"]:
-            label = label_name(ent["type"], ent["subtype"])
-            label = label if counts[label] >= config.min_label_count else ent["type"]
+            label = learned_as.get(label_name(ent["type"], ent["subtype"]), ent["type"])
             span = doc.char_span(ent["start"], ent["end"], label=label) if _confident(ent, config) else None
             if span is not None:
                 ents.append(span)
@@ -174,13 +176,13 @@ def select(taught: str | Path | Sequence[str | Path], out_dir: str | Path, confi
         doc.set_ents(ents, missing=missing, default="outside")
         report.missing += len(missing)
         part = "heldout" if n % config.heldout_every == 0 else "train"
-        bins[part].add(doc)
-        setattr(report, part, getattr(report, part) + 1)
+        shown = 1
         if part == "train" and ents and config.rare_target:
-            rarest = min(learned[e.label_] for e in ents)
-            for _ in range(min(MAX_REPEATS, -(-config.rare_target // rarest)) - 1):
-                bins[part].add(doc)
-                report.repeated += 1
+            shown = min(MAX_REPEATS, math.ceil(config.rare_target / min(learned[e.label_] for e in ents)))
+        for _ in range(shown):
+            bins[part].add(doc)
+        setattr(report, part, getattr(report, part) + 1)
+        report.repeated += shown - 1
     out_dir.mkdir(parents=True, exist_ok=True)
     for part, docs in bins.items():
         with atomic_path(out_dir / f"{part}.spacy") as tmp:
